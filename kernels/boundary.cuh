@@ -1,0 +1,72 @@
+#pragma once
+// Ghost-cell boundary conditions at the walls (2nd order), one column (i, j) per call.
+// NUMERICS.md "Boundary conditions": Dirichlet a_g = 2 a_wall - a_1; Neumann/flux
+// a_g = a_1 -/+ grad dzh at the wall.
+#include "common.cuh"
+
+namespace sq {
+
+// Value or gradient per column: `values` (2-D, ij) overrides the uniform `value` when set.
+template <typename T>
+struct GhostBottom {
+    T* a;
+    const T* values;   // per-column gradient (Neumann) or nullptr
+    T value;           // uniform wall value (Dirichlet) or gradient (Neumann)
+    T dzh_wall;        // dzh[kstart]
+    int dirichlet;     // 1: Dirichlet, 0: Neumann
+    int kstart;
+    int jj, kk;
+    static constexpr const char* name = "ghost_bottom";
+    SQ_HD void operator()(int i, int j) const {
+        const int ij = i + j * jj;
+        const int ijk = ij + kstart * kk;
+        const T v = values ? values[ij] : value;
+        a[ijk - kk] = dirichlet ? T(2) * v - a[ijk] : a[ijk] - v * dzh_wall;
+    }
+};
+
+template <typename T>
+struct GhostTop {
+    T* a;
+    T value;           // wall value (Dirichlet) or gradient (Neumann)
+    T dzh_wall;        // dzh[kend]
+    int dirichlet;
+    int kend;
+    int jj, kk;
+    static constexpr const char* name = "ghost_top";
+    SQ_HD void operator()(int i, int j) const {
+        const int ijk = i + j * jj + (kend - 1) * kk;
+        a[ijk + kk] = dirichlet ? T(2) * value - a[ijk] : a[ijk] + value * dzh_wall;
+    }
+};
+
+// Impermeable walls for w: zero at both wall faces, mirrored below the bottom one.
+template <typename T>
+struct GhostW {
+    T* w;
+    int kstart, kend;
+    int jj, kk;
+    static constexpr const char* name = "ghost_w";
+    SQ_HD void operator()(int i, int j) const {
+        const int ij = i + j * jj;
+        w[ij + kstart * kk] = T(0);
+        w[ij + kend * kk] = T(0);
+        w[ij + (kstart - 1) * kk] = -w[ij + (kstart + 1) * kk];
+    }
+};
+
+// Zero-gradient copy of a centred diagnostic (eddy viscosity) into both ghost levels.
+template <typename T>
+struct GhostMirror {
+    T* a;
+    int kstart, kend;
+    int jj, kk;
+    static constexpr const char* name = "ghost_mirror";
+    SQ_HD void operator()(int i, int j) const {
+        const int ij = i + j * jj;
+        a[ij + (kstart - 1) * kk] = a[ij + kstart * kk];
+        a[ij + kend * kk] = a[ij + (kend - 1) * kk];
+    }
+};
+
+} // namespace sq

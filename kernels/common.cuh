@@ -1,0 +1,86 @@
+#pragma once
+// Shared building blocks for the per-point kernels. Every header in kernels/ compiles
+// both as host C++ (CPU backend, tests) and under NVRTC (GPU backend), so it may only
+// use this file, plain arithmetic and <cmath>-style functions available on both sides.
+// The one place that knows about the two compilers is the SQ_HD macro below.
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define SQ_HD __host__ __device__ __forceinline__
+#define SQ_RESTRICT __restrict__
+#else
+#include <cmath>
+#define SQ_HD inline
+#define SQ_RESTRICT __restrict__
+#endif
+
+namespace sq {
+
+// Index range of a traversal: [i0,i1) x [j0,j1) x [k0,k1).
+struct Range3 {
+    int i0, i1, j0, j1, k0, k1;
+};
+
+template <typename T>
+SQ_HD T interp2(T a, T b) {
+    return T(0.5) * (a + b);
+}
+template <typename T>
+SQ_HD T interp4_ws(T a, T b, T c, T d) {
+    return T(7. / 12.) * (b + c) - T(1. / 12.) * (a + d);
+}
+template <typename T>
+SQ_HD T interp3_ws(T a, T b, T c, T d) {
+    return T(3. / 12.) * (c - b) - T(1. / 12.) * (d - a);
+}
+template <typename T>
+SQ_HD T interp6_ws(T a, T b, T c, T d, T e, T f) {
+    return T(37. / 60.) * (c + d) - T(8. / 60.) * (b + e) + T(1. / 60.) * (a + f);
+}
+template <typename T>
+SQ_HD T interp5_ws(T a, T b, T c, T d, T e, T f) {
+    return T(10. / 60.) * (d - c) - T(5. / 60.) * (e - b) + T(1. / 60.) * (f - a);
+}
+
+template <typename T>
+SQ_HD T abs_(T a) {
+    return a < T(0) ? -a : a;
+}
+template <typename T>
+SQ_HD T min_(T a, T b) {
+    return a < b ? a : b;
+}
+template <typename T>
+SQ_HD T max_(T a, T b) {
+    return a > b ? a : b;
+}
+
+// Upwind fluxes at the face between phi[-1] and phi[0] along stride s, advected by U:
+// "central minus |U| times dissipation" (NUMERICS.md).
+template <typename T>
+SQ_HD T flux2(const T* p, int s, T U) {
+    return U * interp2(p[-s], p[0]);
+}
+template <typename T>
+SQ_HD T flux3(const T* p, int s, T U) {
+    return U * interp4_ws(p[-2 * s], p[-s], p[0], p[s]) -
+           abs_(U) * interp3_ws(p[-2 * s], p[-s], p[0], p[s]);
+}
+template <typename T>
+SQ_HD T flux5(const T* p, int s, T U) {
+    return U * interp6_ws(p[-3 * s], p[-2 * s], p[-s], p[0], p[s], p[2 * s]) -
+           abs_(U) * interp5_ws(p[-3 * s], p[-2 * s], p[-s], p[0], p[s], p[2 * s]);
+}
+
+// ---- math ----
+// Precision-exact wrappers: on the host <cmath> puts only the double overloads in the global
+// namespace, so an unqualified sqrt(float) would silently compute in double.
+SQ_HD float sqrt_(float a) { return sqrtf(a); }
+SQ_HD double sqrt_(double a) { return sqrt(a); }
+SQ_HD float cbrt_(float a) { return cbrtf(a); }
+SQ_HD double cbrt_(double a) { return cbrt(a); }
+template <typename T>
+SQ_HD T sqr_(T a) {
+    return a * a;
+}
+
+} // namespace sq

@@ -1,0 +1,128 @@
+#pragma once
+// The resolved case configuration. Every YAML key maps onto one field here; see
+// docs/case-schema.md. Values are validated by load_config(); the model trusts them.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace squall {
+
+// Thrown for any problem with a case file or override; what() names file, line,
+// column and key, e.g. "cases/x.yaml:12:5: grid.itot: expected a positive integer".
+struct ConfigError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+enum class Precision { single, dbl };
+enum class Backend { automatic, cpu, gpu };
+enum class AdvecScheme { second, second_i5 };          // "2", "2i5"
+enum class DiffType { none, constant, smag2 };
+enum class ThermoType { none, dry, buoy };              // dry: prognostic th; buoy: prognostic b
+enum class MomBc { noslip, freeslip };
+enum class ScalarBc { dirichlet, neumann, flux };
+enum class InitType { zero, taylorgreen, random, couette, profile };
+
+struct GridConfig {
+    int itot = 0, jtot = 1, ktot = 0;                   // required (jtot may be 1 for 2-D)
+    double xsize = 0, ysize = 1, zsize = 0;             // required
+    // Vertical levels: either explicit cell-centre heights `z` (ktot values, strictly
+    // increasing, inside (0, zsize)), or a stretching rule.
+    std::vector<double> z;                              // grid.z (optional)
+    std::string stretch = "uniform";                    // grid.stretch: uniform | tanh
+    double stretch_factor = 0;                          // grid.stretch_factor (> 0 for tanh)
+};
+
+struct MpiConfig {
+    int npx = 0, npy = 0;                               // 0 = choose automatically
+    std::string source;                                 // "file:line:col" of mpi.npx (or mpi, or the
+                                                        // file), for decomposition error messages
+};
+
+struct SurfaceConfig {
+    bool enabled = false;                               // boundary.surface_model: none | most
+    double z0m = 0.1, z0h = 0.1;                        // roughness lengths (m)
+};
+
+struct BoundaryConfig {
+    MomBc mom_bot = MomBc::noslip, mom_top = MomBc::freeslip;
+    double u_bot = 0, u_top = 0, v_bot = 0, v_top = 0;  // wall velocities for noslip
+    ScalarBc s_bot = ScalarBc::neumann, s_top = ScalarBc::neumann;
+    double s_bot_value = 0, s_top_value = 0;            // value, gradient or flux
+    SurfaceConfig surface;
+};
+
+struct SpongeConfig {
+    bool enabled = false;
+    double zstart = 0;                                  // must be < zsize
+    double sigma = 0.01;                                // 1/s
+    int beta = 2;
+};
+
+struct InitConfig {
+    InitType type = InitType::zero;
+    double th0 = 300;                                   // K (or b0 in buoy mode)
+    double lapse_rate = 0;                              // K/m above the mixed layer
+    double mixed_layer_height = 0;                      // m, constant th below
+    double perturb_amplitude = 0;                       // random amplitude (velocity and scalar)
+    double perturb_height = 0;                          // perturb only z < this (0 = everywhere)
+    unsigned long seed = 1;
+    double u0 = 0, v0 = 0;                              // initial uniform wind
+};
+
+struct Config {
+    std::string file;                                   // path of the case file
+    std::string name;                                   // case name (defaults to file stem)
+
+    Precision precision = Precision::dbl;               // model.precision: float | double
+    Backend backend = Backend::automatic;               // model.backend: auto | cpu | gpu
+
+    GridConfig grid;
+    MpiConfig mpi;
+
+    AdvecScheme advec = AdvecScheme::second_i5;         // advection.scheme
+    double cflmax = -1;                                 // advection.cflmax (-1 = scheme default)
+
+    DiffType diff = DiffType::constant;                 // diffusion.type
+    double nu = 0;                                      // diffusion.nu (m2/s)
+    double kappa = 0;                                   // diffusion.kappa (m2/s)
+    double cs = 0.23;                                   // diffusion.cs
+    double prandtl_t = 1.0 / 3.0;                       // diffusion.prandtl_t
+    double dnmax = 0.4;                                 // diffusion.dnmax
+
+    ThermoType thermo = ThermoType::none;               // thermo.type
+    double thref = 300;                                 // thermo.thref (K)
+    double gravity = 9.81;                              // thermo.gravity
+
+    BoundaryConfig bc;
+    SpongeConfig sponge;
+    InitConfig init;
+
+    int rk_order = 3;                                   // time.rk: 3 | 4
+    double endtime = 0;                                 // time.endtime (s), required
+    double dt = 1;                                      // time.dt initial/fixed (s), > 0
+    double dtmax = 1e9;                                 // time.dtmax
+    bool adaptive_dt = true;                            // time.adaptive
+    long max_steps = -1;                                // time.max_steps (-1 = no limit)
+
+    int status_every = 10;                              // output.status_every (steps)
+    double stats_every = 0;                             // output.stats_every (s, 0 = off)
+    std::string output_dir = ".";                       // output.dir
+    std::string stats_file;                             // output.stats_file (default <name>.stats.h5)
+
+    std::string resolved_yaml;                          // the full resolved configuration
+};
+
+// Load, validate and resolve a case. `overrides` are "dotted.key=value" strings from
+// the command line (e.g. "grid.itot=32"); they are applied before validation and
+// reported with the source "<command line>". Throws ConfigError.
+Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// Choose or check the MPI decomposition for `nprocs` ranks. npx/npy == 0 means
+// automatic. Returns {npx, npy}; throws ConfigError explaining why a given
+// decomposition cannot fit the grid and listing decompositions that would.
+struct Decomp2 {
+    int npx, npy;
+};
+Decomp2 resolve_decomposition(const Config& cfg, int nprocs);
+
+} // namespace squall

@@ -1,0 +1,16 @@
+#pragma once
+// Initial conditions from the case's `init` section.
+#include "model/config/config.h"
+#include "model/core/fields.h"
+#include "model/grid.h"
+
+namespace squall {
+
+template <typename T>
+void set_initial_fields(const Config& cfg, const Grid<T>& g, Fields<T>& f);
+
+// Uniform random number in [-1, 1) from a counter-based hash of the global point, so the
+// initial field does not depend on the MPI decomposition.
+double random_at(unsigned long seed, int field, long gi, long gj, long k);
+
+} // namespace squall

@@ -1,0 +1,255 @@
+// Model set-up, the time loop, time-step control and run-time diagnostics.
+#include "model/core/model.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fmt/core.h>
+
+#include "backends/launch.h"
+#include "kernels/diff.cuh"
+#include "kernels/pressure.cuh"
+#include "model/core/init.h"
+#include "model/pressure/pressure.h"
+#include "model/core/stats_writer.h"
+
+namespace squall {
+
+namespace {
+// Williamson (1980) RK3 and Carpenter-Kennedy (1994) 5-stage RK4, low-storage form.
+const std::vector<double> rk3_a = {0., -5. / 9., -153. / 128.};
+const std::vector<double> rk3_b = {1. / 3., 15. / 16., 8. / 15.};
+const std::vector<double> rk4_a = {0., -567301805773. / 1357537059087.,
+                                   -2404267990393. / 2016746695238.,
+                                   -3550918686646. / 2091501179385.,
+                                   -1275806237668. / 842570457699.};
+const std::vector<double> rk4_b = {1432997174477. / 9575080441755., 5161836677717. / 13612068292357.,
+                                   1720146321549. / 2090206949498., 3134564353537. / 4481467310338.,
+                                   2277821191437. / 14882151754819.};
+
+std::int64_t to_itime(double t) { return std::int64_t(std::llround(t / time_unit)); }
+} // namespace
+
+template <typename T>
+Model<T>::Model(const Config& cfg, const Decomposition& decomp)
+    : cfg_(cfg), decomp_(decomp), g_(Grid<T>::make(cfg, decomp.npx, decomp.npy, decomp.px, decomp.py)),
+      f_(g_.d, cfg.thermo != ThermoType::none, cfg.diff == DiffType::smag2, cfg.bc.surface.enabled),
+      halo_(g_.d, decomp) {
+    pres_ = std::make_unique<PressureSolver<T>>(g_, decomp_);
+    rk_a_ = cfg.rk_order == 4 ? rk4_a : rk3_a;
+    rk_b_ = cfg.rk_order == 4 ? rk4_b : rk3_b;
+    iendtime_ = to_itime(cfg.endtime);
+    istats_every_ = to_itime(cfg.stats_every);
+    fixed_dt_ = !cfg.adaptive_dt;
+    idt_ = to_itime(cfg.dt);
+    if (cfg.sponge.enabled) {
+        // Damping rate sigma ((z - zstart)/(zsize - zstart))^beta above zstart.
+        sponge_coef_.assign(g_.d.kcells, T(0));
+        for (int k = g_.d.kstart; k < g_.d.kend; ++k) {
+            const double z = g_.z[k];
+            if (z > cfg.sponge.zstart)
+                sponge_coef_[k] = T(cfg.sponge.sigma * std::pow((z - cfg.sponge.zstart) /
+                                                                    (cfg.grid.zsize - cfg.sponge.zstart),
+                                                                cfg.sponge.beta));
+        }
+    }
+    if (cfg.stats_every > 0) stats_ = std::make_unique<StatsWriter<T>>(cfg, g_, decomp_);
+}
+
+template <typename T>
+Model<T>::~Model() = default;
+
+template <typename T>
+void Model<T>::set_fixed_dt(double dt) {
+    fixed_dt_ = true;
+    idt_ = to_itime(dt);
+}
+
+template <typename T>
+void Model<T>::initialise() {
+    set_initial_fields(cfg_, g_, f_);
+    set_boundaries();
+    if (cfg_.sponge.enabled) {
+        // Relax towards the initial horizontal-mean state.
+        auto mean_profile = [&](const Field3d<T>& a) {
+            std::vector<T> prof(g_.d.kcells, T(0));
+            const auto& d = g_.d;
+            for (int k = d.kstart; k < d.kend; ++k) {
+                double sum = 0;
+                for (int j = d.jstart; j < d.jend; ++j)
+                    for (int i = d.istart; i < d.iend; ++i) sum += a(i, j, k);
+                prof[k] = T(allreduce_sum(sum) / (double(d.itot) * d.jtot));
+            }
+            return prof;
+        };
+        sponge_uref_ = mean_profile(f_.u);
+        sponge_vref_ = mean_profile(f_.v);
+        if (f_.has_scalar) sponge_sref_ = mean_profile(f_.s);
+    }
+    project_initial();
+}
+
+template <typename T>
+double Model<T>::allreduce_max(double v) const {
+    double r;
+    MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, decomp_.comm);
+    return r;
+}
+
+template <typename T>
+double Model<T>::allreduce_sum(double v) const {
+    double r;
+    MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_SUM, decomp_.comm);
+    return r;
+}
+
+template <typename T>
+double Model<T>::cfl_per_dt() {
+    const auto& d = g_.d;
+    return allreduce_max(double(launch_max(range_c(), sq::Cfl<T>{f_.u.data(), f_.v.data(), f_.w.data(),
+                                                             g_.dzi.data(), g_.dxi, g_.dyi, d.jj,
+                                                             d.kk})));
+}
+
+template <typename T>
+double Model<T>::dn_per_dt() {
+    const auto& d = g_.d;
+    double dn = 0;
+    if (cfg_.diff == DiffType::constant)
+        dn = launch_max(range_c(), sq::DnConst<T>{T(std::max(cfg_.nu, cfg_.kappa)), g_.dzi.data(),
+                                                 g_.dxi, g_.dyi});
+    else if (cfg_.diff == DiffType::smag2)
+        dn = launch_max(range_c(), sq::DnSmag<T>{f_.evisc.data(), g_.dzi.data(), g_.dxi, g_.dyi,
+                                                T(cfg_.prandtl_t), d.jj, d.kk}) +
+             // Molecular viscosity adds to the eddy viscosity in the diffusion kernels.
+             std::max(cfg_.nu, cfg_.kappa) *
+                 (double(g_.dxi) * g_.dxi + double(g_.dyi) * g_.dyi +
+                  double(*std::max_element(g_.dzi.begin() + d.kstart, g_.dzi.begin() + d.kend)) *
+                      *std::max_element(g_.dzi.begin() + d.kstart, g_.dzi.begin() + d.kend));
+    return allreduce_max(dn);
+}
+
+template <typename T>
+std::int64_t Model<T>::compute_idt() {
+    if (fixed_dt_) return idt_;
+    const double cflmax = cfg_.cflmax > 0 ? cfg_.cflmax : (cfg_.advec == AdvecScheme::second ? 1.2 : 1.0);
+    double dt = std::min(cfg_.dtmax, nstep_ == 0 ? cfg_.dt : cfg_.dtmax);
+    const double cfl = cfl_per_dt(), dn = dn_per_dt();
+    if (cfl > 0) dt = std::min(dt, cflmax / cfl);
+    if (dn > 0) dt = std::min(dt, cfg_.dnmax / dn);
+    std::int64_t idt = std::max<std::int64_t>(1, std::int64_t(dt / time_unit));
+    return idt;
+}
+
+template <typename T>
+void Model<T>::step() {
+    const int nsub = int(rk_b_.size());
+    for (int sub = 0; sub < nsub; ++sub) {
+        if (sub > 0) set_boundaries();
+        closure();
+        if (sub == 0) {
+            // Time step for this full step, from the current velocities and eddy viscosity,
+            // clipped so that sample times and the end time are hit exactly.
+            idt_ = compute_idt();
+            if (istats_every_ > 0) {
+                const std::int64_t next = (itime_ / istats_every_ + 1) * istats_every_;
+                idt_ = std::min(idt_, next - itime_);
+            }
+            if (iendtime_ > itime_) idt_ = std::min(idt_, iendtime_ - itime_);
+        }
+        tendencies();
+        pressure(T(rk_b_[sub] * dt()));
+        rk_update(sub);
+    }
+    set_boundaries();
+    itime_ += idt_;
+    ++nstep_;
+}
+
+template <typename T>
+Diagnostics Model<T>::diagnostics() {
+    const auto& d = g_.d;
+    Diagnostics r;
+    const double dtv = dt();
+    r.cfl = cfl_per_dt() * dtv;
+    r.dn = dn_per_dt() * dtv;
+    const sq::Divergence<T> div{f_.u.data(), f_.v.data(), f_.w.data(), g_.dzi.data(), g_.rho.data(),
+                                g_.rhoh.data(), g_.dxi, g_.dyi, d.jj, d.kk};
+    r.div = allreduce_max(double(launch_max(range_c(), [&](int i, int j, int k) {
+        const T v = div(i, j, k);
+        return v < T(0) ? -v : v;
+    })));
+    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data(), *dz = g_.dz.data();
+    const int jj = d.jj, kk = d.kk;
+    const double volume = double(g_.xsize) * g_.ysize * g_.zsize;
+    const double cell = double(g_.dx) * g_.dy;
+    r.ke = allreduce_sum(launch_sum(range_c(), [&](int i, int j, int k) {
+               const int ijk = i + j * jj + k * kk;
+               const double uc = sq::interp2(u[ijk], u[ijk + 1]);
+               const double vc = sq::interp2(v[ijk], v[ijk + jj]);
+               const double wc = sq::interp2(w[ijk], w[ijk + kk]);
+               return 0.5 * (uc * uc + vc * vc + wc * wc) * dz[k];
+           })) *
+           cell / volume;
+    r.mom_u = allreduce_sum(launch_sum(range_c(), [&](int i, int j, int k) {
+                  return double(u[i + j * jj + k * kk]) * dz[k];
+              })) *
+              cell;
+    r.mom_v = allreduce_sum(launch_sum(range_c(), [&](int i, int j, int k) {
+                  return double(v[i + j * jj + k * kk]) * dz[k];
+              })) *
+              cell;
+    if (f_.has_scalar) {
+        const T* s = f_.s.data();
+        r.s_mean = allreduce_sum(launch_sum(range_c(), [&](int i, int j, int k) {
+                       return double(s[i + j * jj + k * kk]) * dz[k];
+                   })) *
+                   cell / volume;
+    }
+    return r;
+}
+
+template <typename T>
+void Model<T>::print_status(double wall_per_step, double eta) {
+    const Diagnostics dg = diagnostics();
+    if (decomp_.rank != 0) return;
+    fmt::print("step {:7d}  time {:11.4f}  dt {:9.3e}  cfl {:6.3f}  dn {:6.3f}  div {:9.2e}  ke {:10.4e}"
+               "  {:7.3f} s/step  eta {:8.1f} s\n",
+               nstep_, time(), dt(), dg.cfl, dg.dn, dg.div, dg.ke, wall_per_step, eta);
+    std::fflush(stdout);
+}
+
+template <typename T>
+void Model<T>::sample_stats() {
+    if (!stats_) return;
+    stats_->sample(*this);
+}
+
+template <typename T>
+void Model<T>::run() {
+    using clock = std::chrono::steady_clock;
+    const auto t_start = clock::now();
+    auto t_last = t_start;
+    long n_last = nstep_;
+    if (istats_every_ > 0) sample_stats();
+    print_status(0, 0);
+    while (itime_ < iendtime_ && (cfg_.max_steps < 0 || nstep_ < cfg_.max_steps)) {
+        step();
+        if (istats_every_ > 0 && itime_ % istats_every_ == 0) sample_stats();
+        if (nstep_ % cfg_.status_every == 0 || itime_ >= iendtime_) {
+            const auto now = clock::now();
+            const double wall = std::chrono::duration<double>(now - t_last).count() /
+                                std::max<long>(1, nstep_ - n_last);
+            const double elapsed = std::chrono::duration<double>(now - t_start).count();
+            const double frac = double(itime_) / double(std::max<std::int64_t>(1, iendtime_));
+            print_status(wall, frac > 0 ? elapsed * (1 - frac) / frac : 0);
+            t_last = now;
+            n_last = nstep_;
+        }
+    }
+}
+
+template class Model<float>;
+template class Model<double>;
+
+} // namespace squall

@@ -1,0 +1,99 @@
+#pragma once
+// The model of one rank: grid, fields and the physics modules, advanced in time by a
+// low-storage Runge-Kutta scheme. See docs/ and NUMERICS.md for the equations.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/common.cuh"
+#include "model/config/config.h"
+#include "model/core/fields.h"
+#include "model/core/halo.h"
+#include "model/decomp.h"
+#include "model/grid.h"
+
+namespace squall {
+
+template <typename T>
+class PressureSolver;
+template <typename T>
+class StatsWriter;
+
+// Model time is an integer count of this unit, so output times and restarts are exact.
+inline constexpr double time_unit = 1e-9;
+
+struct Diagnostics {
+    double cfl = 0, dn = 0, div = 0, ke = 0, s_mean = 0, mom_u = 0, mom_v = 0;
+};
+
+template <typename T>
+class Model {
+public:
+    Model(const Config& cfg, const Decomposition& decomp);
+    ~Model();
+
+    void initialise();              // initial fields from cfg.init, projected divergence-free
+    void run();                     // advance to endtime, printing status and writing stats
+    void step();                    // one full RK step of size dt (adaptive or fixed)
+    void set_fixed_dt(double dt);   // for tests: disable adaptivity and use dt
+
+    double time() const { return double(itime_) * time_unit; }
+    long steps() const { return nstep_; }
+    double dt() const { return double(idt_) * time_unit; }
+    Diagnostics diagnostics();      // global (MPI-reduced) diagnostics of the current state
+
+    Fields<T>& fields() { return f_; }
+    const Grid<T>& grid() const { return g_; }
+    const Config& config() const { return cfg_; }
+    const Decomposition& decomp() const { return decomp_; }
+    // Fill all ghost cells of the prognostic fields (halo and walls).
+    void set_boundaries();
+
+private:
+    const Config& cfg_;
+    const Decomposition& decomp_;
+    Grid<T> g_;
+    Fields<T> f_;
+    Halo<T> halo_;
+    std::unique_ptr<PressureSolver<T>> pres_;
+    std::unique_ptr<StatsWriter<T>> stats_;
+
+    std::vector<double> rk_a_, rk_b_;
+    std::int64_t itime_ = 0, idt_ = 0, iendtime_ = 0, istats_every_ = 0;
+    long nstep_ = 0;
+    bool fixed_dt_ = false;
+    std::vector<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
+
+    // One RK substep pieces (tendencies.cpp).
+    void surface_layer();
+    void closure();
+    void tendencies();
+    void advection();
+    void diffusion();
+    void buoyancy();
+    void sponge();
+    void pressure(T dts);
+    void rk_update(int substep);
+    void project_initial();
+
+    // Time step control (model.cpp).
+    std::int64_t compute_idt();
+    double cfl_per_dt();
+    double dn_per_dt();
+    void print_status(double wall_per_step, double eta);
+    void sample_stats();
+
+    sq::Range3 range_c() const; // centred interior
+    sq::Range3 range_w() const; // w interior: kstart+1 .. kend-1
+    sq::Range3 range_2d() const;
+    double allreduce_max(double v) const;
+    double allreduce_sum(double v) const;
+    bool les() const { return cfg_.diff == DiffType::smag2; }
+    bool surface() const { return cfg_.bc.surface.enabled; }
+};
+
+// Run a case from a loaded configuration on MPI_COMM_WORLD; returns the exit code.
+int run_case(const Config& cfg);
+
+} // namespace squall

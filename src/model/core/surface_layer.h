@@ -1,0 +1,2 @@
+#pragma once
+// Monin-Obukhov surface layer: fills the bottom fluxes and wall gradients (see surface.cuh).

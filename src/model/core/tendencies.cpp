@@ -1,0 +1,234 @@
+// One Runge-Kutta substep's physics: boundaries, closure, tendencies, pressure, update.
+// Every point computation is a kernel struct from kernels/, launched through launch().
+#include "backends/launch.h"
+#include "kernels/advec.cuh"
+#include "kernels/boundary.cuh"
+#include "kernels/diff.cuh"
+#include "kernels/pressure.cuh"
+#include "kernels/thermo.cuh"
+#include "kernels/timeint.cuh"
+#include "model/core/model.h"
+#include "model/core/surface_layer.h"
+#include "model/pressure/pressure.h"
+
+namespace squall {
+
+template <typename T>
+sq::Range3 Model<T>::range_c() const {
+    const auto& d = g_.d;
+    return {d.istart, d.iend, d.jstart, d.jend, d.kstart, d.kend};
+}
+template <typename T>
+sq::Range3 Model<T>::range_w() const {
+    const auto& d = g_.d;
+    return {d.istart, d.iend, d.jstart, d.jend, d.kstart + 1, d.kend};
+}
+template <typename T>
+sq::Range3 Model<T>::range_2d() const {
+    const auto& d = g_.d;
+    return {d.istart, d.iend, d.jstart, d.jend, 0, 1};
+}
+
+// Ghost cells: wall ghosts of every interior column, then the horizontal halos (which
+// carry the wall ghosts of the neighbouring columns along).
+template <typename T>
+void Model<T>::set_boundaries() {
+    const auto& d = g_.d;
+    const auto& bc = cfg_.bc;
+    // The surface layer interpolates the lowest-level wind horizontally, so it needs halos.
+    if (surface()) {
+        halo_.exchange(f_.u.data(), d.kcells);
+        halo_.exchange(f_.v.data(), d.kcells);
+        surface_layer();
+    }
+
+    const sq::Range3 r = range_2d();
+    const T dzh_bot = g_.dzh[d.kstart], dzh_top = g_.dzh[d.kend];
+    auto mom = [&](Field3d<T>& a, T wall_bot, T wall_top, const std::vector<T>& grad_bot) {
+        if (surface())
+            launch_2d(r, sq::GhostBottom<T>{a.data(), grad_bot.data(), T(0), dzh_bot, 0, d.kstart,
+                                            d.jj, d.kk});
+        else
+            launch_2d(r, sq::GhostBottom<T>{a.data(), nullptr, wall_bot, dzh_bot,
+                                            bc.mom_bot == MomBc::noslip, d.kstart, d.jj, d.kk});
+        launch_2d(r, sq::GhostTop<T>{a.data(), bc.mom_top == MomBc::noslip ? wall_top : T(0),
+                                     dzh_top, bc.mom_top == MomBc::noslip, d.kend, d.jj, d.kk});
+    };
+    mom(f_.u, T(bc.u_bot), T(bc.u_top), f_.dudz_bot);
+    mom(f_.v, T(bc.v_bot), T(bc.v_top), f_.dvdz_bot);
+    launch_2d(r, sq::GhostW<T>{f_.w.data(), d.kstart, d.kend, d.jj, d.kk});
+
+    if (f_.has_scalar) {
+        // A prescribed flux becomes a gradient through the molecular diffusivity.
+        auto scalar_grad = [&](ScalarBc type, double value) -> T {
+            if (type == ScalarBc::flux) return cfg_.kappa > 0 ? T(-value / cfg_.kappa) : T(0);
+            return T(value);
+        };
+        if (surface())
+            launch_2d(r, sq::GhostBottom<T>{f_.s.data(), f_.dsdz_bot.data(), T(0), dzh_bot, 0,
+                                            d.kstart, d.jj, d.kk});
+        else
+            launch_2d(r, sq::GhostBottom<T>{f_.s.data(), nullptr, scalar_grad(bc.s_bot, bc.s_bot_value),
+                                            dzh_bot, bc.s_bot == ScalarBc::dirichlet, d.kstart,
+                                            d.jj, d.kk});
+        launch_2d(r, sq::GhostTop<T>{f_.s.data(), scalar_grad(bc.s_top, bc.s_top_value), dzh_top,
+                                     bc.s_top == ScalarBc::dirichlet, d.kend, d.jj, d.kk});
+    }
+    halo_.exchange(f_.u.data(), d.kcells);
+    halo_.exchange(f_.v.data(), d.kcells);
+    halo_.exchange(f_.w.data(), d.kcells);
+    if (f_.has_scalar) halo_.exchange(f_.s.data(), d.kcells);
+}
+
+// Strain rate and eddy viscosity of the Smagorinsky closure.
+template <typename T>
+void Model<T>::closure() {
+    if (!les()) return;
+    const auto& d = g_.d;
+    launch(range_c(), sq::Strain2<T>{f_.strain2.data(), f_.u.data(), f_.v.data(), f_.w.data(),
+                                     g_.dzi.data(), g_.dzhi.data(), g_.dxi, g_.dyi, d.jj, d.kk});
+    const bool dry = cfg_.thermo == ThermoType::dry || cfg_.thermo == ThermoType::buoy;
+    const T g_over_thref =
+        cfg_.thermo == ThermoType::dry ? T(cfg_.gravity / cfg_.thref) : T(1);
+    launch(range_c(), sq::EviscSmag<T>{f_.evisc.data(), f_.strain2.data(),
+                                       dry ? f_.s.data() : nullptr, g_over_thref, g_.z.data(),
+                                       g_.dz.data(), g_.dx, g_.dy, T(cfg_.cs), T(cfg_.prandtl_t),
+                                       T(cfg_.bc.surface.z0m), surface() ? 1 : 0, d.jj, d.kk});
+    launch_2d(range_2d(), sq::GhostMirror<T>{f_.evisc.data(), d.kstart, d.kend, d.jj, d.kk});
+    halo_.exchange(f_.evisc.data(), d.kcells);
+}
+
+template <typename T>
+void Model<T>::advection() {
+    const auto& d = g_.d;
+    T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
+    const T *dzi = g_.dzi.data(), *dzhi = g_.dzhi.data(), *rho = g_.rho.data(), *rhoh = g_.rhoh.data();
+    if (cfg_.advec == AdvecScheme::second) {
+        launch(range_c(), sq::AdvecU2<T>{f_.ut.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
+        launch(range_c(), sq::AdvecV2<T>{f_.vt.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
+        launch(range_w(), sq::AdvecW2<T>{f_.wt.data(), u, v, w, dzhi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
+        if (f_.has_scalar)
+            launch(range_c(), sq::AdvecS2<T>{f_.st.data(), f_.s.data(), u, v, w, dzi, rho, rhoh,
+                                             g_.dxi, g_.dyi, d.jj, d.kk});
+    } else {
+        const int ks = d.kstart, ke = d.kend;
+        launch(range_c(), sq::AdvecU2i5<T>{f_.ut.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi,
+                                           d.jj, d.kk, ks, ke});
+        launch(range_c(), sq::AdvecV2i5<T>{f_.vt.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi,
+                                           d.jj, d.kk, ks, ke});
+        launch(range_w(), sq::AdvecW2i5<T>{f_.wt.data(), u, v, w, dzhi, rho, rhoh, g_.dxi, g_.dyi,
+                                           d.jj, d.kk, ks, ke});
+        if (f_.has_scalar)
+            launch(range_c(), sq::AdvecS2i5<T>{f_.st.data(), f_.s.data(), u, v, w, dzi, rho, rhoh,
+                                               g_.dxi, g_.dyi, d.jj, d.kk, ks, ke});
+    }
+}
+
+template <typename T>
+void Model<T>::diffusion() {
+    const auto& d = g_.d;
+    const T *dzi = g_.dzi.data(), *dzhi = g_.dzhi.data(), *rho = g_.rho.data(), *rhoh = g_.rhoh.data();
+    if (cfg_.diff == DiffType::constant) {
+        const T nu = T(cfg_.nu), kappa = T(cfg_.kappa);
+        launch(range_c(), sq::DiffU2<T>{f_.ut.data(), f_.u.data(), dzi, dzhi, rho, rhoh, g_.dxi, g_.dyi, nu, d.jj, d.kk});
+        launch(range_c(), sq::DiffV2<T>{f_.vt.data(), f_.v.data(), dzi, dzhi, rho, rhoh, g_.dxi, g_.dyi, nu, d.jj, d.kk});
+        launch(range_w(), sq::DiffW2<T>{f_.wt.data(), f_.w.data(), dzi, dzhi, rho, rhoh, g_.dxi, g_.dyi, nu, d.jj, d.kk});
+        if (f_.has_scalar)
+            launch(range_c(), sq::DiffC2<T>{f_.st.data(), f_.s.data(), dzi, dzhi, rho, rhoh, g_.dxi,
+                                            g_.dyi, kappa, d.jj, d.kk});
+    } else if (cfg_.diff == DiffType::smag2) {
+        const T nu = T(cfg_.nu);
+        const int ks = d.kstart, ke = d.kend;
+        const T* ufb = surface() ? f_.u_fluxbot.data() : nullptr;
+        const T* vfb = surface() ? f_.v_fluxbot.data() : nullptr;
+        const T* sfb = surface() ? f_.s_fluxbot.data() : nullptr;
+        const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data(), *ev = f_.evisc.data();
+        launch(range_c(), sq::DiffUSmag<T>{f_.ut.data(), u, v, w, ev, dzi, dzhi, rho, rhoh, g_.dxi,
+                                           g_.dyi, nu, ufb, nullptr, ks, ke, d.jj, d.kk});
+        launch(range_c(), sq::DiffVSmag<T>{f_.vt.data(), u, v, w, ev, dzi, dzhi, rho, rhoh, g_.dxi,
+                                           g_.dyi, nu, vfb, nullptr, ks, ke, d.jj, d.kk});
+        launch(range_w(), sq::DiffWSmag<T>{f_.wt.data(), u, v, w, ev, dzi, dzhi, rho, rhoh, g_.dxi,
+                                           g_.dyi, nu, ks, ke, d.jj, d.kk});
+        if (f_.has_scalar)
+            launch(range_c(), sq::DiffCSmag<T>{f_.st.data(), f_.s.data(), ev, dzi, dzhi, rho, rhoh,
+                                               g_.dxi, g_.dyi, T(1.0 / cfg_.prandtl_t),
+                                               T(cfg_.kappa), sfb, nullptr, ks, ke, d.jj, d.kk});
+    }
+}
+
+template <typename T>
+void Model<T>::buoyancy() {
+    const auto& d = g_.d;
+    if (cfg_.thermo == ThermoType::dry)
+        launch(range_w(), sq::BuoyancyTh<T>{f_.wt.data(), f_.s.data(), T(cfg_.gravity / cfg_.thref),
+                                            T(cfg_.thref), d.kk});
+    else if (cfg_.thermo == ThermoType::buoy)
+        launch(range_w(), sq::BuoyancyB<T>{f_.wt.data(), f_.s.data(), d.kk});
+}
+
+template <typename T>
+void Model<T>::sponge() {
+    if (!cfg_.sponge.enabled) return;
+    const auto& d = g_.d;
+    const T* coef = sponge_coef_.data();
+    launch(range_c(), sq::Sponge<T>{f_.ut.data(), f_.u.data(), sponge_uref_.data(), coef, d.jj, d.kk});
+    launch(range_c(), sq::Sponge<T>{f_.vt.data(), f_.v.data(), sponge_vref_.data(), coef, d.jj, d.kk});
+    if (f_.has_scalar)
+        launch(range_c(), sq::Sponge<T>{f_.st.data(), f_.s.data(), sponge_sref_.data(), coef, d.jj, d.kk});
+}
+
+template <typename T>
+void Model<T>::tendencies() {
+    advection();
+    diffusion();
+    buoyancy();
+    sponge();
+}
+
+// Fractional-step projection: divergence of the predicted velocity, Poisson solve, gradient.
+template <typename T>
+void Model<T>::pressure(T dts) {
+    const auto& d = g_.d;
+    launch(range_c(), sq::PresIn<T>{f_.p.data(), f_.u.data(), f_.v.data(), f_.w.data(), f_.ut.data(),
+                                    f_.vt.data(), f_.wt.data(), g_.dzi.data(), g_.rho.data(),
+                                    g_.rhoh.data(), g_.dxi, g_.dyi, T(1) / dts, d.jj, d.kk});
+    pres_->solve(f_.p);
+    halo_.exchange(f_.p.data(), d.kcells);
+    launch(range_c(), sq::PresOut<T>{f_.ut.data(), f_.vt.data(), f_.wt.data(), f_.p.data(),
+                                     g_.dzhi.data(), g_.dxi, g_.dyi, d.kstart, d.jj, d.kk});
+}
+
+// phi += b dt phi_t, then phi_t *= a_next so the next stage simply adds into it.
+template <typename T>
+void Model<T>::rk_update(int substep) {
+    const auto& d = g_.d;
+    const int nsub = int(rk_b_.size());
+    const T b_dt = T(rk_b_[substep] * dt());
+    const T a_next = substep + 1 < nsub ? T(rk_a_[substep + 1]) : T(0);
+    launch(range_c(), sq::RkUpdate<T>{f_.u.data(), f_.ut.data(), b_dt, a_next, d.jj, d.kk});
+    launch(range_c(), sq::RkUpdate<T>{f_.v.data(), f_.vt.data(), b_dt, a_next, d.jj, d.kk});
+    launch(range_w(), sq::RkUpdate<T>{f_.w.data(), f_.wt.data(), b_dt, a_next, d.jj, d.kk});
+    if (f_.has_scalar)
+        launch(range_c(), sq::RkUpdate<T>{f_.s.data(), f_.st.data(), b_dt, a_next, d.jj, d.kk});
+}
+
+// Remove the divergence of the initial velocity field: one projection with dts = 1.
+template <typename T>
+void Model<T>::project_initial() {
+    const auto& d = g_.d;
+    set_boundaries();
+    f_.ut.fill(T(0));
+    f_.vt.fill(T(0));
+    f_.wt.fill(T(0));
+    pressure(T(1));
+    const sq::Range3 rw = range_w();
+    launch(range_c(), sq::RkUpdate<T>{f_.u.data(), f_.ut.data(), T(1), T(0), d.jj, d.kk});
+    launch(range_c(), sq::RkUpdate<T>{f_.v.data(), f_.vt.data(), T(1), T(0), d.jj, d.kk});
+    launch(rw, sq::RkUpdate<T>{f_.w.data(), f_.wt.data(), T(1), T(0), d.jj, d.kk});
+    set_boundaries();
+}
+
+template class Model<float>;
+template class Model<double>;
+
+} // namespace squall

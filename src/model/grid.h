@@ -1,0 +1,39 @@
+#pragma once
+// Local (per-rank) grid: sizes, index ranges and vertical metrics on the Arakawa C grid.
+// Vertical metric arrays have kcells entries and include the ghost levels.
+#include <vector>
+
+#include "model/config/config.h"
+
+namespace squall {
+
+inline constexpr int igc = 3, jgc = 3, kgc = 1;
+
+struct GridDims {
+    int itot, jtot, ktot;          // global interior sizes
+    int imax, jmax, kmax;          // local interior sizes (kmax == ktot)
+    int icells, jcells, kcells;    // local sizes with ghost cells
+    int istart, iend, jstart, jend, kstart, kend; // interior ranges [start, end)
+    int ii, jj, kk;                // strides of the linear index ijk = i*ii + j*jj + k*kk
+    long ncells;                   // icells*jcells*kcells
+    int ioffset, joffset;          // global index of this rank's first interior point
+};
+
+template <typename T>
+struct Grid {
+    GridDims d;
+    T xsize, ysize, zsize;
+    T dx, dy, dxi, dyi;
+    // Vertical metrics (size kcells): cell centres z, faces zh, spacings and inverses.
+    std::vector<T> z, zh, dz, dzh, dzi, dzhi;
+    std::vector<T> rho, rhoh;       // reference density (1 for Boussinesq)
+    std::vector<double> x, xh, y, yh; // local horizontal coordinates (icells / jcells)
+
+    // Build the grid for a rank with coordinates (px, py) in an npx x npy layout.
+    static Grid make(const Config& cfg, int npx, int npy, int px, int py);
+};
+
+// Cell-centre heights for a case (ktot values) from explicit levels or a stretching rule.
+std::vector<double> vertical_levels(const GridConfig& g);
+
+} // namespace squall
