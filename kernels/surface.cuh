@@ -1,0 +1,268 @@
+#pragma once
+// Monin-Obukhov surface layer (NUMERICS.md "Boundary conditions" -> surface model).
+//
+// Similarity functions of zeta = z/L (L: Obukhov length):
+//   unstable (zeta < 0, Wilson 2001): phi = (1 + g |zeta|^(2/3))^(-1/2), g = 3.6 (m), 7.9 (h);
+//   stable  (zeta >= 0):              phi_m = 1 + 5 zeta,  phi_h = (1 + 4 zeta)^2.
+// psi(zeta) = integral_0^zeta (1 - phi(x))/x dx. For Wilson, substituting
+// q = sqrt(1 + g s^(2/3)) with s = |x| turns the integrand into 2/(q+1) dq * 3/2, so
+//   psi = 3 ln((1 + sqrt(1 + g |zeta|^(2/3))) / 2);
+// stable: psi_m = -5 zeta, psi_h = -8 zeta - 8 zeta^2.
+//
+// Everything is written in terms of 1/L (obuk_inv) so that neutral (1/L = 0) is regular.
+// Includes only common.cuh; the float/double math wrappers below keep float in float on
+// the host (unqualified sqrt(float) would pick the double C function there).
+#include "common.cuh"
+
+namespace sq {
+
+namespace most {
+
+// von Karman constant.
+template <typename T>
+SQ_HD constexpr T kappa_vk() {
+    return T(0.4);
+}
+
+// Minimum wind speed (m/s) used in the Obukhov-length solve and u*: with |U1| -> 0 the
+// similarity relations degenerate (free convection), so |U1| is replaced by max(|U1|, umin).
+template <typename T>
+SQ_HD constexpr T umin_default() {
+    return T(0.1);
+}
+
+// --- float/double math, private to this header -----------------------------------------
+SQ_HD float msqrt(float x) {
+    return sqrtf(x);
+}
+SQ_HD double msqrt(double x) {
+    return sqrt(x);
+}
+SQ_HD float mlog(float x) {
+    return logf(x);
+}
+SQ_HD double mlog(double x) {
+    return log(x);
+}
+SQ_HD float mcbrt(float x) {
+    return cbrtf(x);
+}
+SQ_HD double mcbrt(double x) {
+    return cbrt(x);
+}
+
+// |zeta|^(2/3) without pow: cbrt(zeta^2).
+template <typename T>
+SQ_HD T abs_pow23(T zeta) {
+    return mcbrt(zeta * zeta);
+}
+
+// --- similarity functions ---------------------------------------------------------------
+template <typename T>
+SQ_HD T phi_m(T zeta) {
+    if (zeta <= T(0)) return T(1) / msqrt(T(1) + T(3.6) * abs_pow23(zeta));
+    return T(1) + T(5) * zeta;
+}
+
+template <typename T>
+SQ_HD T phi_h(T zeta) {
+    if (zeta <= T(0)) return T(1) / msqrt(T(1) + T(7.9) * abs_pow23(zeta));
+    const T a = T(1) + T(4) * zeta;
+    return a * a;
+}
+
+template <typename T>
+SQ_HD T psi_m(T zeta) {
+    if (zeta <= T(0)) return T(3) * mlog(T(0.5) * (T(1) + msqrt(T(1) + T(3.6) * abs_pow23(zeta))));
+    return T(-5) * zeta;
+}
+
+template <typename T>
+SQ_HD T psi_h(T zeta) {
+    if (zeta <= T(0)) return T(3) * mlog(T(0.5) * (T(1) + msqrt(T(1) + T(7.9) * abs_pow23(zeta))));
+    return T(-8) * zeta * (T(1) + zeta);
+}
+
+// --- transfer coefficients ----------------------------------------------------------------
+// fm = kappa / (ln(z1/z0m) - psi_m(z1/L) + psi_m(z0m/L)), so that u* = |U1| fm.
+template <typename T>
+SQ_HD T fm(T z1, T z0m, T obuk_inv) {
+    return kappa_vk<T>() / (mlog(z1 / z0m) - psi_m(z1 * obuk_inv) + psi_m(z0m * obuk_inv));
+}
+
+// fh = kappa / (ln(z1/z0h) - psi_h(z1/L) + psi_h(z0h/L)): scalar flux = -u* fh (s1 - s_0).
+template <typename T>
+SQ_HD T fh(T z1, T z0h, T obuk_inv) {
+    return kappa_vk<T>() / (mlog(z1 / z0h) - psi_h(z1 * obuk_inv) + psi_h(z0h * obuk_inv));
+}
+
+// --- Obukhov length -----------------------------------------------------------------------
+// With u* = U fm(zeta) and L = -u*^3/(kappa B0), zeta = z1/L obeys
+//   G(zeta) = zeta fm(zeta)^3 - Rb = 0,   Rb = -z1 kappa B0 / U^3.
+// Unstable (B0 > 0, Rb < 0): zeta fm^3 decreases monotonically from 0 to -inf as zeta goes
+//   to -inf, and fm(zeta) >= fm(0), so the root lies in [Rb/fm(0)^3, 0].
+// Stable (B0 < 0, Rb > 0): with psi_m = -5 zeta, zeta fm^3 = kappa^3 zeta/(A + B zeta)^3
+//   (A = ln(z1/z0m), B = 5 (1 - z0m/z1)) rises to its maximum at zeta* = A/(2B) and then
+//   falls. The physical root is on [0, zeta*]; when Rb exceeds the maximum (strong cooling,
+//   weak wind) no solution exists and zeta* is returned: the most stable state the
+//   surface layer can carry.
+// The bracket is refined with the Illinois variant of regula falsi (always bracketed,
+// superlinear), stopping at |G| <= tol |Rb| (tol ~ 1e-13 in double, 1e-6 in float).
+template <typename T>
+struct ObukResult {
+    T ustar;
+    T obuk_inv;
+};
+
+template <typename T>
+SQ_HD T most_g(T zeta, T z1, T z0m, T rb) {
+    const T f = fm(z1, z0m, zeta / z1);
+    return zeta * f * f * f - rb;
+}
+
+// U: wind speed at z1 (already limited by umin); b0: surface buoyancy flux (m2/s3).
+template <typename T>
+SQ_HD ObukResult<T> solve_obukhov(T U, T b0, T z1, T z0m) {
+    const T kap = kappa_vk<T>();
+    const T f0 = fm(z1, z0m, T(0));
+    ObukResult<T> r;
+    if (b0 == T(0)) {
+        r.ustar = U * f0;
+        r.obuk_inv = T(0);
+        return r;
+    }
+    const T rb = -z1 * kap * b0 / (U * U * U);
+    const T tol = sizeof(T) == 4 ? T(1e-6) : T(1e-13);
+    T a, b; // bracket, G(a) <= 0 <= G(b)
+    if (rb < T(0)) {
+        a = rb / (f0 * f0 * f0);
+        b = T(0);
+    } else {
+        const T A = mlog(z1 / z0m), B = T(5) * (T(1) - z0m / z1);
+        const T zmax = A / (T(2) * B);
+        if (most_g(zmax, z1, z0m, rb) <= T(0)) {
+            r.ustar = U * fm(z1, z0m, zmax / z1);
+            r.obuk_inv = zmax / z1;
+            return r;
+        }
+        a = T(0);
+        b = zmax;
+    }
+    T ga = most_g(a, z1, z0m, rb), gb = most_g(b, z1, z0m, rb);
+    T zeta = a;
+    int side = 0; // which end was kept last time (Illinois halving)
+    for (int it = 0; it < 200; ++it) {
+        zeta = (a * gb - b * ga) / (gb - ga);
+        if (!(zeta > a && zeta < b)) zeta = T(0.5) * (a + b); // degenerate: bisect
+        const T g = most_g(zeta, z1, z0m, rb);
+        if (abs_(g) <= tol * abs_(rb) || b - a <= tol * abs_(zeta)) break;
+        if (g < T(0)) {
+            a = zeta;
+            ga = g;
+            if (side == -1) gb *= T(0.5);
+            side = -1;
+        } else {
+            b = zeta;
+            gb = g;
+            if (side == 1) ga *= T(0.5);
+            side = 1;
+        }
+    }
+    r.obuk_inv = zeta / z1;
+    r.ustar = U * fm(z1, z0m, r.obuk_inv);
+    return r;
+}
+
+} // namespace most
+
+// --- per-column functors (operator()(i, j); 2-D arrays indexed ij = i + j*jj) --------------
+
+// u* and 1/L at each column from the lowest-level wind (cell centre, relative to the wall
+// velocity ubot/vbot) and the prescribed surface scalar flux sfluxbot (kinematic, K m/s),
+// with B0 = g_over_thref * sfluxbot (use g_over_thref = 1 for a buoyancy scalar).
+// sfluxbot == nullptr means neutral (B0 = 0). Reads u[i+1] and v[j+1]: evaluate on
+// [istart-1, iend) x [jstart-1, jend) after the halo exchange, so that the face functors
+// below find both neighbouring columns without a 2-D exchange.
+template <typename T>
+struct SurfaceMost {
+    T* ustar;          // writes
+    T* obuk_inv;       // writes
+    const T *u, *v;    // 3-D
+    const T* sfluxbot; // 2-D, nullable
+    T g_over_thref;
+    T ubot, vbot; // wall velocities
+    T z1;         // z[kstart]
+    T z0m;
+    T umin; // minimum wind speed (most::umin_default)
+    int kstart;
+    int jj, kk;
+    static constexpr const char* name = "surface_most";
+    SQ_HD void operator()(int i, int j) const {
+        const int ij = i + j * jj;
+        const int ijk = ij + kstart * kk;
+        const T du = interp2(u[ijk], u[ijk + 1]) - ubot;
+        const T dv = interp2(v[ijk], v[ijk + jj]) - vbot;
+        const T U = max_(most::msqrt(du * du + dv * dv), umin);
+        const T b0 = sfluxbot ? g_over_thref * sfluxbot[ij] : T(0);
+        const most::ObukResult<T> r = most::solve_obukhov(U, b0, z1, z0m);
+        ustar[ij] = r.ustar;
+        obuk_inv[ij] = r.obuk_inv;
+    }
+};
+
+// Surface momentum fluxes and gradients on the u- and v-faces. Choice: u* and 1/L are
+// interpolated (interp2) from the two neighbouring columns to the face; fm and phi_m are
+// then evaluated at the face with that 1/L. Flux:   ufluxbot = -(u - ubot) u* fm.
+// Gradient from the flux-gradient relation with K_m = kappa z1 u* / phi_m(z1/L):
+//   dudz_bot = -ufluxbot / K_m = -ufluxbot phi_m / (u* kappa z1),
+// so K_m dudz_bot = -ufluxbot exactly (the ghost cells then carry the same stress).
+template <typename T>
+struct SurfaceMomentumFlux {
+    T *ufluxbot, *vfluxbot;    // writes
+    T *dudz_bot, *dvdz_bot;    // writes
+    const T *u, *v;            // 3-D
+    const T *ustar, *obuk_inv; // 2-D, valid at i-1 and j-1 too
+    T ubot, vbot;
+    T z1, z0m;
+    int kstart;
+    int jj, kk;
+    static constexpr const char* name = "surface_momentum_flux";
+    SQ_HD void operator()(int i, int j) const {
+        const int ij = i + j * jj;
+        const int ijk = ij + kstart * kk;
+        const T kz = most::kappa_vk<T>() * z1;
+        { // u-face between columns i-1 and i
+            const T us = interp2(ustar[ij - 1], ustar[ij]);
+            const T li = interp2(obuk_inv[ij - 1], obuk_inv[ij]);
+            const T flux = -(u[ijk] - ubot) * us * most::fm(z1, z0m, li);
+            ufluxbot[ij] = flux;
+            dudz_bot[ij] = -flux * most::phi_m(z1 * li) / (us * kz);
+        }
+        { // v-face between columns j-1 and j
+            const T us = interp2(ustar[ij - jj], ustar[ij]);
+            const T li = interp2(obuk_inv[ij - jj], obuk_inv[ij]);
+            const T flux = -(v[ijk] - vbot) * us * most::fm(z1, z0m, li);
+            vfluxbot[ij] = flux;
+            dvdz_bot[ij] = -flux * most::phi_m(z1 * li) / (us * kz);
+        }
+    }
+};
+
+// Surface gradient of a scalar with a prescribed flux (at the column centre):
+//   dsdz_bot = -fluxbot phi_h(z1/L) / (u* kappa z1)   (K_h = kappa z1 u* / phi_h).
+template <typename T>
+struct SurfaceScalar {
+    T* dsdz_bot;               // writes
+    const T* fluxbot;          // 2-D, prescribed
+    const T *ustar, *obuk_inv; // 2-D
+    T z1;
+    int jj;
+    static constexpr const char* name = "surface_scalar";
+    SQ_HD void operator()(int i, int j) const {
+        const int ij = i + j * jj;
+        dsdz_bot[ij] =
+            -fluxbot[ij] * most::phi_h(z1 * obuk_inv[ij]) / (ustar[ij] * most::kappa_vk<T>() * z1);
+    }
+};
+
+} // namespace sq
