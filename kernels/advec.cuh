@@ -1,0 +1,273 @@
+#pragma once
+// Advection in flux form (NUMERICS.md "Advection"), one grid point per call.
+// Scheme "2": 2nd-order central fluxes. Scheme "2i5": 5th-order upwind fluxes horizontally and
+// vertically in the interior, with the vertical order dropping near the walls (see below).
+// Advecting velocities are interpolated (interp2) to the faces of the staggered cell; a
+// scalar cell uses u[i], v[j], w[k] directly.
+#include "common.cuh"
+
+namespace sq {
+
+// -(F(hi) - F(lo)) * di for the two faces of the cell at a[0] along stride s: the low face
+// lies between a[-s] and a[0], the high face between a[0] and a[s].
+template <typename T>
+SQ_HD T advec_div2(const T* a, int s, T u_lo, T u_hi, T di) {
+    return -(flux2(a + s, s, u_hi) - flux2(a, s, u_lo)) * di;
+}
+template <typename T>
+SQ_HD T advec_div5(const T* a, int s, T u_lo, T u_hi, T di) {
+    return -(flux5(a + s, s, u_hi) - flux5(a, s, u_lo)) * di;
+}
+
+// Density-weighted vertical divergence of a centred variable at level k from the fluxes
+// through its bottom face (level k) and top face (level k+1).
+template <typename T>
+SQ_HD T advec_zdiv_c(T f_bot, T f_top, int k, const T* rho, const T* rhoh, const T* dzi) {
+    return -(rhoh[k + 1] * f_top - rhoh[k] * f_bot) / rho[k] * dzi[k];
+}
+// Same for w at half level k: its faces are the centres k-1 (bottom) and k (top).
+template <typename T>
+SQ_HD T advec_zdiv_w(T f_bot, T f_top, int k, const T* rho, const T* rhoh, const T* dzhi) {
+    return -(rho[k] * f_top - rho[k - 1] * f_bot) / rhoh[k] * dzhi[k];
+}
+
+// ---- 2i5 near-wall order reduction ----
+// The order of a vertical flux depends only on the face, never on the cell asking for it, so
+// both neighbours of a face use the same flux (conservative); every stencil stays inside the
+// interior (no vertical ghost levels are read).
+//
+// Centred variables, face at half level kf (between centres kf-1 and kf), d = distance in
+// faces to the nearer wall: d = 0 (the wall, w = 0): no flux; d = 1: F2; d = 2: F3; d >= 3: F5.
+// Per cell k this gives (bottom/top): kstart 0/F2, kstart+1 F2/F3, kstart+2 F3/F5, interior
+// F5/F5, kend-3 F5/F3, kend-2 F3/F2, kend-1 F2/0.
+SQ_HD int advec_order_face_c(int kf, int kstart, int kend) {
+    const int d = min_(kf - kstart, kend - kf);
+    return d <= 0 ? 0 : d == 1 ? 2 : d == 2 ? 3 : 5;
+}
+// w, face at centre level kc (between w[kc] and w[kc+1]); d = min(kc-kstart, kend-1-kc):
+// d = 0: F2 (needs w[kc..kc+1]); d = 1: F3 (w[kc-1..kc+2]); d >= 2: F5 (w[kc-2..kc+3]).
+// Per w-cell k (kstart+1 <= k < kend, faces at centres k-1/k): kstart+1 F2/F3, kstart+2 F3/F5,
+// interior F5/F5, kend-2 F5/F3, kend-1 F3/F2.
+SQ_HD int advec_order_centre_w(int kc, int kstart, int kend) {
+    const int d = min_(kc - kstart, kend - 1 - kc);
+    return d <= 0 ? 2 : d == 1 ? 3 : 5;
+}
+
+// Flux of the given order through the face between p[-s] and p[0] (order 0: none).
+template <typename T>
+SQ_HD T flux_z_order(const T* p, int s, T w_face, int order) {
+    if (order == 5) return flux5(p, s, w_face);
+    if (order == 3) return flux3(p, s, w_face);
+    if (order == 2) return flux2(p, s, w_face);
+    return T(0);
+}
+
+// 2i5 vertical term of a centred variable (a points at the cell, w_bot/w_top are the
+// advecting velocities at its bottom/top faces).
+template <typename T>
+SQ_HD T advec_z_2i5_c(const T* a, int kk, T w_bot, T w_top, int k, int kstart, int kend,
+                      const T* rho, const T* rhoh, const T* dzi) {
+    T f_bot, f_top;
+    if (k >= kstart + 3 && k < kend - 3) { // fast path: both faces 5th order
+        f_bot = flux5(a, kk, w_bot);
+        f_top = flux5(a + kk, kk, w_top);
+    } else {
+        f_bot = flux_z_order(a, kk, w_bot, advec_order_face_c(k, kstart, kend));
+        f_top = flux_z_order(a + kk, kk, w_top, advec_order_face_c(k + 1, kstart, kend));
+    }
+    return advec_zdiv_c(f_bot, f_top, k, rho, rhoh, dzi);
+}
+
+// 2i5 vertical term of w (wp points at w[k]; w advects itself).
+template <typename T>
+SQ_HD T advec_z_2i5_w(const T* wp, int kk, int k, int kstart, int kend, const T* rho, const T* rhoh,
+                      const T* dzhi) {
+    const T w_bot = interp2(wp[-kk], wp[0]);
+    const T w_top = interp2(wp[0], wp[kk]);
+    T f_bot, f_top;
+    if (k >= kstart + 3 && k < kend - 2) { // fast path: both faces 5th order
+        f_bot = flux5(wp, kk, w_bot);
+        f_top = flux5(wp + kk, kk, w_top);
+    } else {
+        f_bot = flux_z_order(wp, kk, w_bot, advec_order_centre_w(k - 1, kstart, kend));
+        f_top = flux_z_order(wp + kk, kk, w_top, advec_order_centre_w(k, kstart, kend));
+    }
+    return advec_zdiv_w(f_bot, f_top, k, rho, rhoh, dzhi);
+}
+
+// ---- scheme 2 ----
+
+template <typename T>
+struct AdvecU2 {
+    static constexpr const char* name = "advec_u_2";
+    T* SQ_RESTRICT ut;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T* a = u + ijk;
+        const T fz_bot = flux2(a, kk, interp2(w[ijk - 1], w[ijk]));
+        const T fz_top = flux2(a + kk, kk, interp2(w[ijk - 1 + kk], w[ijk + kk]));
+        ut[ijk] += advec_div2(a, 1, interp2(u[ijk - 1], u[ijk]), interp2(u[ijk], u[ijk + 1]), dxi) +
+                   advec_div2(a, jj, interp2(v[ijk - 1], v[ijk]),
+                              interp2(v[ijk - 1 + jj], v[ijk + jj]), dyi) +
+                   advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
+    }
+};
+
+template <typename T>
+struct AdvecV2 {
+    static constexpr const char* name = "advec_v_2";
+    T* SQ_RESTRICT ut;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T* a = v + ijk;
+        const T fz_bot = flux2(a, kk, interp2(w[ijk - jj], w[ijk]));
+        const T fz_top = flux2(a + kk, kk, interp2(w[ijk - jj + kk], w[ijk + kk]));
+        ut[ijk] +=
+            advec_div2(a, 1, interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1]),
+                       dxi) +
+            advec_div2(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
+            advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
+    }
+};
+
+// Called for kstart+1 <= k < kend.
+template <typename T>
+struct AdvecW2 {
+    static constexpr const char* name = "advec_w_2";
+    T* SQ_RESTRICT ut;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T* a = w + ijk;
+        const T fz_bot = flux2(a, kk, interp2(w[ijk - kk], w[ijk]));
+        const T fz_top = flux2(a + kk, kk, interp2(w[ijk], w[ijk + kk]));
+        ut[ijk] += advec_div2(a, 1, interp2(u[ijk - kk], u[ijk]),
+                              interp2(u[ijk - kk + 1], u[ijk + 1]), dxi) +
+                   advec_div2(a, jj, interp2(v[ijk - kk], v[ijk]),
+                              interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
+                   advec_zdiv_w(fz_bot, fz_top, k, rho, rhoh, dzhi);
+    }
+};
+
+template <typename T>
+struct AdvecS2 {
+    static constexpr const char* name = "advec_s_2";
+    T* SQ_RESTRICT st;
+    const T *SQ_RESTRICT s, *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T* a = s + ijk;
+        const T fz_bot = flux2(a, kk, w[ijk]);
+        const T fz_top = flux2(a + kk, kk, w[ijk + kk]);
+        st[ijk] += advec_div2(a, 1, u[ijk], u[ijk + 1], dxi) +
+                   advec_div2(a, jj, v[ijk], v[ijk + jj], dyi) +
+                   advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
+    }
+};
+
+// ---- scheme 2i5 ----
+
+template <typename T>
+struct AdvecU2i5 {
+    static constexpr const char* name = "advec_u_2i5";
+    T* SQ_RESTRICT ut;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi;
+    int jj, kk;
+    int kstart, kend;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T* a = u + ijk;
+        ut[ijk] +=
+            advec_div5(a, 1, interp2(u[ijk - 1], u[ijk]), interp2(u[ijk], u[ijk + 1]), dxi) +
+            advec_div5(a, jj, interp2(v[ijk - 1], v[ijk]), interp2(v[ijk - 1 + jj], v[ijk + jj]),
+                       dyi) +
+            advec_z_2i5_c(a, kk, interp2(w[ijk - 1], w[ijk]), interp2(w[ijk - 1 + kk], w[ijk + kk]),
+                          k, kstart, kend, rho, rhoh, dzi);
+    }
+};
+
+template <typename T>
+struct AdvecV2i5 {
+    static constexpr const char* name = "advec_v_2i5";
+    T* SQ_RESTRICT ut;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi;
+    int jj, kk;
+    int kstart, kend;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T* a = v + ijk;
+        ut[ijk] +=
+            advec_div5(a, 1, interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1]),
+                       dxi) +
+            advec_div5(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
+            advec_z_2i5_c(a, kk, interp2(w[ijk - jj], w[ijk]),
+                          interp2(w[ijk - jj + kk], w[ijk + kk]), k, kstart, kend, rho, rhoh, dzi);
+    }
+};
+
+// Called for kstart+1 <= k < kend.
+template <typename T>
+struct AdvecW2i5 {
+    static constexpr const char* name = "advec_w_2i5";
+    T* SQ_RESTRICT ut;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi;
+    int jj, kk;
+    int kstart, kend;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T* a = w + ijk;
+        ut[ijk] += advec_div5(a, 1, interp2(u[ijk - kk], u[ijk]),
+                              interp2(u[ijk - kk + 1], u[ijk + 1]), dxi) +
+                   advec_div5(a, jj, interp2(v[ijk - kk], v[ijk]),
+                              interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
+                   advec_z_2i5_w(a, kk, k, kstart, kend, rho, rhoh, dzhi);
+    }
+};
+
+template <typename T>
+struct AdvecS2i5 {
+    static constexpr const char* name = "advec_s_2i5";
+    T* SQ_RESTRICT st;
+    const T *SQ_RESTRICT s, *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi;
+    int jj, kk;
+    int kstart, kend;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T* a = s + ijk;
+        st[ijk] += advec_div5(a, 1, u[ijk], u[ijk + 1], dxi) +
+                   advec_div5(a, jj, v[ijk], v[ijk + jj], dyi) +
+                   advec_z_2i5_c(a, kk, w[ijk], w[ijk + kk], k, kstart, kend, rho, rhoh, dzi);
+    }
+};
+
+} // namespace sq

@@ -1,0 +1,340 @@
+#pragma once
+// Diffusion (NUMERICS.md "Diffusion"), one grid point per call.
+// smag2: Strain2 -> EviscSmag -> DiffUSmag/DiffVSmag/DiffWSmag/DiffCSmag (stress divergence
+// with K = evisc + nu, scalars with evisc/Pr_t + kappa).
+// constant (DNS): DiffU2/DiffV2/DiffC2 (centred in z) and DiffW2 (half levels in z): plain
+// Laplacian with a constant K.
+// Reductions for the diffusion number: DnSmag and DnConst (multiply by dt outside).
+#include "common.cuh"
+
+namespace sq {
+
+// ---- diff_common ----
+
+// Average of the four centres around the edge at the (-s1/2, -s2/2) corner of centre e[0].
+template <typename T>
+SQ_HD T edge_avg(const T* e, int s1, int s2) {
+    return T(0.25) * (e[0] + e[-s1] + e[-s2] + e[-s1 - s2]);
+}
+
+// Density-weighted vertical term of a centred variable: bottom/top values are the
+// (diffusivity * gradient) products at faces k and k+1.
+template <typename T>
+SQ_HD T diff_zdiv_c(T g_bot, T g_top, int k, const T* dzi, const T* rho, const T* rhoh) {
+    return dzi[k] / rho[k] * (rhoh[k + 1] * g_top - rhoh[k] * g_bot);
+}
+// Same for w: its bottom/top faces are the centres k-1 and k.
+template <typename T>
+SQ_HD T diff_zdiv_w(T g_bot, T g_top, int k, const T* dzhi, const T* rho, const T* rhoh) {
+    return dzhi[k] / rhoh[k] * (rho[k] * g_top - rho[k - 1] * g_bot);
+}
+
+// Vertical term of a centred variable, with the wall terms replaced by prescribed turbulent
+// fluxes (positive upward) when fluxbot/fluxtop are given. g_* are K * dadz at the faces.
+template <typename T>
+SQ_HD T diff_zdiv_c_flux(T g_bot, T g_top, int k, int ij, int kstart, int kend, const T* fluxbot,
+                         const T* fluxtop, const T* dzi, const T* rho, const T* rhoh) {
+    const T fb = (fluxbot && k == kstart) ? rhoh[kstart] * fluxbot[ij] : -rhoh[k] * g_bot;
+    const T ft = (fluxtop && k == kend - 1) ? -rhoh[kend] * fluxtop[ij] : rhoh[k + 1] * g_top;
+    return dzi[k] / rho[k] * (ft + fb);
+}
+
+// ---- smag2 ----
+
+// S2 = 2 S_ij S_ij at the centre; the edge terms average the squared shears of the 4 edges
+// around the centre. The tiny constant 1e-9 keeps S2 > 0 (EviscSmag divides by it).
+template <typename T>
+struct Strain2 {
+    static constexpr const char* name = "strain2";
+    T* SQ_RESTRICT strain2;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi;
+    T dxi, dyi;
+    int jj, kk;
+
+    // du/dy + dv/dx at the xy-edge at the south-west corner of centre n.
+    SQ_HD T shear_xy(int n) const { return (u[n] - u[n - jj]) * dyi + (v[n] - v[n - 1]) * dxi; }
+    // du/dz + dw/dx at the xz-edge at the west-bottom corner of centre n (z-spacing dzhi_e).
+    SQ_HD T shear_xz(int n, T dzhi_e) const {
+        return (u[n] - u[n - kk]) * dzhi_e + (w[n] - w[n - 1]) * dxi;
+    }
+    SQ_HD T shear_yz(int n, T dzhi_e) const {
+        return (v[n] - v[n - kk]) * dzhi_e + (w[n] - w[n - jj]) * dyi;
+    }
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T dzhb = dzhi[k], dzht = dzhi[k + 1];
+        const T diag = sqr_((u[ijk + 1] - u[ijk]) * dxi) + sqr_((v[ijk + jj] - v[ijk]) * dyi) +
+                       sqr_((w[ijk + kk] - w[ijk]) * dzi[k]);
+        const T xy = sqr_(shear_xy(ijk)) + sqr_(shear_xy(ijk + 1)) + sqr_(shear_xy(ijk + jj)) +
+                     sqr_(shear_xy(ijk + 1 + jj));
+        const T xz = sqr_(shear_xz(ijk, dzhb)) + sqr_(shear_xz(ijk + 1, dzhb)) +
+                     sqr_(shear_xz(ijk + kk, dzht)) + sqr_(shear_xz(ijk + 1 + kk, dzht));
+        const T yz = sqr_(shear_yz(ijk, dzhb)) + sqr_(shear_yz(ijk + jj, dzhb)) +
+                     sqr_(shear_yz(ijk + kk, dzht)) + sqr_(shear_yz(ijk + jj + kk, dzht));
+        strain2[ijk] = T(2) * (diag + T(0.125) * (xy + xz + yz)) + T(1e-9);
+    }
+};
+
+// Smagorinsky-Lilly eddy viscosity with the stability correction and optional Mason wall
+// damping. Ri/Pr_t is capped at 1 - 1e-6 (representable in float), so the sqrt argument
+// stays > 0 and stable points keep a tiny residual viscosity.
+template <typename T>
+struct EviscSmag {
+    static constexpr const char* name = "evisc_smag";
+    T* SQ_RESTRICT evisc;
+    const T* SQ_RESTRICT strain2;
+    const T* SQ_RESTRICT th; // nullptr: neutral (N2 = 0)
+    T g_over_thref;
+    const T *SQ_RESTRICT z, *SQ_RESTRICT dz;
+    T dx, dy;
+    T cs, prandtl_t;
+    T z0m;
+    int mason; // 1: Mason wall damping (with a surface model), 0: none
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T s2 = strain2[ijk];
+        const T n2 =
+            th ? g_over_thref * (th[ijk + kk] - th[ijk - kk]) / (z[k + 1] - z[k - 1]) : T(0);
+        const T l0 = cs * cbrt_(dx * dy * dz[k]);
+        T l2 = l0 * l0;
+        if (mason) l2 = T(1) / (T(1) / l2 + T(1) / sqr_(T(0.4) * (z[k] + z0m)));
+        const T ri_pr = min_(n2 / (prandtl_t * s2), T(1) - T(1e-6));
+        evisc[ijk] = l2 * sqrt_(s2) * sqrt_(T(1) - ri_pr);
+    }
+};
+
+// u at the west face: normal term with K at the centres i-1/i, cross terms with K on edges.
+template <typename T>
+struct DiffUSmag {
+    static constexpr const char* name = "diff_u_smag";
+    T* SQ_RESTRICT ut;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, nu;
+    const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop; // 2-D (ij), nullptr: resolved wall
+    int kstart, kend;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ij = i + j * jj, ijk = ij + k * kk;
+        const T* e = evisc + ijk;
+        const T ke = e[0] + nu, kw = e[-1] + nu;
+        const T kn = edge_avg(e + jj, 1, jj) + nu, ks = edge_avg(e, 1, jj) + nu;
+        const T kt = edge_avg(e + kk, 1, kk) + nu, kb = edge_avg(e, 1, kk) + nu;
+        const T x = T(2) * dxi * (ke * (u[ijk + 1] - u[ijk]) - kw * (u[ijk] - u[ijk - 1])) * dxi;
+        const T y =
+            dyi * (kn * ((u[ijk + jj] - u[ijk]) * dyi + (v[ijk + jj] - v[ijk + jj - 1]) * dxi) -
+                   ks * ((u[ijk] - u[ijk - jj]) * dyi + (v[ijk] - v[ijk - 1]) * dxi));
+        const T g_top =
+            kt * ((u[ijk + kk] - u[ijk]) * dzhi[k + 1] + (w[ijk + kk] - w[ijk + kk - 1]) * dxi);
+        const T g_bot = kb * ((u[ijk] - u[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - 1]) * dxi);
+        ut[ijk] +=
+            x + y +
+            diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho, rhoh);
+    }
+};
+
+// v at the south face: mirror of DiffUSmag with x and y exchanged.
+template <typename T>
+struct DiffVSmag {
+    static constexpr const char* name = "diff_v_smag";
+    T* SQ_RESTRICT ut;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, nu;
+    const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop;
+    int kstart, kend;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ij = i + j * jj, ijk = ij + k * kk;
+        const T* e = evisc + ijk;
+        const T ke = edge_avg(e + 1, 1, jj) + nu, kw = edge_avg(e, 1, jj) + nu;
+        const T kn = e[0] + nu, ks = e[-jj] + nu;
+        const T kt = edge_avg(e + kk, jj, kk) + nu, kb = edge_avg(e, jj, kk) + nu;
+        const T x =
+            dxi * (ke * ((v[ijk + 1] - v[ijk]) * dxi + (u[ijk + 1] - u[ijk + 1 - jj]) * dyi) -
+                   kw * ((v[ijk] - v[ijk - 1]) * dxi + (u[ijk] - u[ijk - jj]) * dyi));
+        const T y = T(2) * dyi * (kn * (v[ijk + jj] - v[ijk]) - ks * (v[ijk] - v[ijk - jj])) * dyi;
+        const T g_top =
+            kt * ((v[ijk + kk] - v[ijk]) * dzhi[k + 1] + (w[ijk + kk] - w[ijk + kk - jj]) * dyi);
+        const T g_bot = kb * ((v[ijk] - v[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - jj]) * dyi);
+        ut[ijk] +=
+            x + y +
+            diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho, rhoh);
+    }
+};
+
+// w at the bottom face, called for kstart+1 <= k < kend (the walls are impermeable, so no
+// surface-flux variant). Normal term uses K at the centres k-1/k.
+template <typename T>
+struct DiffWSmag {
+    static constexpr const char* name = "diff_w_smag";
+    T* SQ_RESTRICT ut;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, nu;
+    int kstart, kend; // not needed by the stencil; kept so all DiffXSmag share one layout
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T* e = evisc + ijk;
+        const T ke = edge_avg(e + 1, 1, kk) + nu, kw = edge_avg(e, 1, kk) + nu;
+        const T kn = edge_avg(e + jj, jj, kk) + nu, ks = edge_avg(e, jj, kk) + nu;
+        const T kt = e[0] + nu, kb = e[-kk] + nu;
+        const T x =
+            dxi * (ke * ((w[ijk + 1] - w[ijk]) * dxi + (u[ijk + 1] - u[ijk + 1 - kk]) * dzhi[k]) -
+                   kw * ((w[ijk] - w[ijk - 1]) * dxi + (u[ijk] - u[ijk - kk]) * dzhi[k]));
+        const T y =
+            dyi *
+            (kn * ((w[ijk + jj] - w[ijk]) * dyi + (v[ijk + jj] - v[ijk + jj - kk]) * dzhi[k]) -
+             ks * ((w[ijk] - w[ijk - jj]) * dyi + (v[ijk] - v[ijk - kk]) * dzhi[k]));
+        const T g_top = T(2) * kt * (w[ijk + kk] - w[ijk]) * dzi[k];
+        const T g_bot = T(2) * kb * (w[ijk] - w[ijk - kk]) * dzi[k - 1];
+        ut[ijk] += x + y + diff_zdiv_w(g_bot, g_top, k, dzhi, rho, rhoh);
+    }
+};
+
+// Scalar at the centre: face diffusivity interp2(evisc) / Pr_t + kappa.
+template <typename T>
+struct DiffCSmag {
+    static constexpr const char* name = "diff_c_smag";
+    T* SQ_RESTRICT st;
+    const T *SQ_RESTRICT s, *SQ_RESTRICT evisc;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, prandtl_t_inv, kappa;
+    const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop;
+    int kstart, kend;
+    int jj, kk;
+
+    SQ_HD T kh(int n, int s_nb) const {
+        return interp2(evisc[n], evisc[n + s_nb]) * prandtl_t_inv + kappa;
+    }
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ij = i + j * jj, ijk = ij + k * kk;
+        const T* a = s + ijk;
+        const T x = dxi * dxi * (kh(ijk, 1) * (a[1] - a[0]) - kh(ijk, -1) * (a[0] - a[-1]));
+        const T y = dyi * dyi * (kh(ijk, jj) * (a[jj] - a[0]) - kh(ijk, -jj) * (a[0] - a[-jj]));
+        const T g_top = kh(ijk, kk) * (a[kk] - a[0]) * dzhi[k + 1];
+        const T g_bot = kh(ijk, -kk) * (a[0] - a[-kk]) * dzhi[k];
+        st[ijk] +=
+            x + y +
+            diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho, rhoh);
+    }
+};
+
+// ---- constant (DNS) ----
+
+// Laplacian of a centred-in-z variable (u, v or a scalar) at point n and level k.
+template <typename T>
+SQ_HD T laplace_zc(const T* a, int jj, int kk, int k, T dxi, T dyi, const T* dzi, const T* dzhi,
+                   const T* rho, const T* rhoh) {
+    return (a[1] - T(2) * a[0] + a[-1]) * dxi * dxi + (a[jj] - T(2) * a[0] + a[-jj]) * dyi * dyi +
+           diff_zdiv_c((a[0] - a[-kk]) * dzhi[k], (a[kk] - a[0]) * dzhi[k + 1], k, dzi, rho, rhoh);
+}
+// Laplacian of w (half levels in z).
+template <typename T>
+SQ_HD T laplace_zh(const T* a, int jj, int kk, int k, T dxi, T dyi, const T* dzi, const T* dzhi,
+                   const T* rho, const T* rhoh) {
+    return (a[1] - T(2) * a[0] + a[-1]) * dxi * dxi + (a[jj] - T(2) * a[0] + a[-jj]) * dyi * dyi +
+           diff_zdiv_w((a[0] - a[-kk]) * dzi[k - 1], (a[kk] - a[0]) * dzi[k], k, dzhi, rho, rhoh);
+}
+
+// DiffU2, DiffV2 and DiffC2 are the same Laplacian (u, v and scalars are all centred in z);
+// they are separate structs so that each has its own kernel name.
+template <typename T>
+struct DiffU2 {
+    static constexpr const char* name = "diff_u_2";
+    T* SQ_RESTRICT at;
+    const T* SQ_RESTRICT a;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, K;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        at[ijk] += K * laplace_zc(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
+    }
+};
+
+template <typename T>
+struct DiffV2 {
+    static constexpr const char* name = "diff_v_2";
+    T* SQ_RESTRICT at;
+    const T* SQ_RESTRICT a;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, K;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        at[ijk] += K * laplace_zc(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
+    }
+};
+
+template <typename T>
+struct DiffC2 {
+    static constexpr const char* name = "diff_c_2";
+    T* SQ_RESTRICT at;
+    const T* SQ_RESTRICT a;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, K;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        at[ijk] += K * laplace_zc(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
+    }
+};
+
+// Called for kstart+1 <= k < kend.
+template <typename T>
+struct DiffW2 {
+    static constexpr const char* name = "diff_w_2";
+    T* SQ_RESTRICT at;
+    const T* SQ_RESTRICT a;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, K;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        at[ijk] += K * laplace_zh(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
+    }
+};
+
+// ---- diffusion number (reductions: return the point value, max-reduce, times dt) ----
+
+template <typename T>
+struct DnSmag {
+    static constexpr const char* name = "dn_smag";
+    const T* SQ_RESTRICT evisc;
+    const T* SQ_RESTRICT dzi;
+    T dxi, dyi, prandtl_t;
+    int jj, kk;
+
+    SQ_HD T operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return evisc[ijk] / min_(T(1), prandtl_t) * (dxi * dxi + dyi * dyi + dzi[k] * dzi[k]);
+    }
+};
+
+template <typename T>
+struct DnConst {
+    static constexpr const char* name = "dn_const";
+    T K;
+    const T* SQ_RESTRICT dzi;
+    T dxi, dyi;
+
+    SQ_HD T operator()(int, int, int k) const {
+        return K * (dxi * dxi + dyi * dyi + dzi[k] * dzi[k]);
+    }
+};
+
+} // namespace sq

@@ -1,0 +1,81 @@
+#pragma once
+// Pressure projection pieces (NUMERICS.md "Pressure"): the Poisson right-hand side, the
+// gradient subtracted from the tendencies, and the divergence and CFL reductions.
+#include "common.cuh"
+
+namespace sq {
+
+// RHS at the centres: density-weighted divergence of (tendency + velocity / dts).
+template <typename T>
+struct PresIn {
+    static constexpr const char* name = "pres_in";
+    T* SQ_RESTRICT p; // writes
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT ut, *SQ_RESTRICT vt, *SQ_RESTRICT wt;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, dtsi;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T ux_e = ut[ijk + 1] + u[ijk + 1] * dtsi, ux_w = ut[ijk] + u[ijk] * dtsi;
+        const T vy_n = vt[ijk + jj] + v[ijk + jj] * dtsi, vy_s = vt[ijk] + v[ijk] * dtsi;
+        const T wz_t = wt[ijk + kk] + w[ijk + kk] * dtsi, wz_b = wt[ijk] + w[ijk] * dtsi;
+        p[ijk] = rho[k] * (ux_e - ux_w) * dxi + rho[k] * (vy_n - vy_s) * dyi +
+                 (rhoh[k + 1] * wz_t - rhoh[k] * wz_b) * dzi[k];
+    }
+};
+
+// Subtract the pressure gradient; w at the bottom wall (k == kstart) stays untouched.
+template <typename T>
+struct PresOut {
+    static constexpr const char* name = "pres_out";
+    T *SQ_RESTRICT ut, *SQ_RESTRICT vt, *SQ_RESTRICT wt;
+    const T* SQ_RESTRICT p;
+    const T* SQ_RESTRICT dzhi;
+    T dxi, dyi;
+    int kstart;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        ut[ijk] -= (p[ijk] - p[ijk - 1]) * dxi;
+        vt[ijk] -= (p[ijk] - p[ijk - jj]) * dyi;
+        if (k > kstart) wt[ijk] -= (p[ijk] - p[ijk - kk]) * dzhi[k];
+    }
+};
+
+// Reduction: velocity divergence at the centre (density weighted, divided by rho).
+template <typename T>
+struct Divergence {
+    static constexpr const char* name = "divergence";
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi;
+    int jj, kk;
+
+    SQ_HD T operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return (rho[k] * ((u[ijk + 1] - u[ijk]) * dxi + (v[ijk + jj] - v[ijk]) * dyi) +
+                (rhoh[k + 1] * w[ijk + kk] - rhoh[k] * w[ijk]) * dzi[k]) /
+               rho[k];
+    }
+};
+
+// Reduction: CFL number per unit dt, velocities interpolated to the centre.
+template <typename T>
+struct Cfl {
+    static constexpr const char* name = "cfl";
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T* SQ_RESTRICT dzi;
+    T dxi, dyi;
+    int jj, kk;
+
+    SQ_HD T operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return abs_(interp2(u[ijk], u[ijk + 1])) * dxi + abs_(interp2(v[ijk], v[ijk + jj])) * dyi +
+               abs_(interp2(w[ijk], w[ijk + kk])) * dzi[k];
+    }
+};
+
+} // namespace sq
