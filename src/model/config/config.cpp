@@ -1,0 +1,341 @@
+// load_config(): read the case file, apply command-line overrides, validate every key
+// against the schema (docs/case-schema.md) and resolve defaults.
+#include "model/config/config.h"
+#include "model/config/reader.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+namespace squall {
+
+namespace cfg {
+
+const std::vector<SectionKeys>& schema_sections() {
+    static const std::vector<SectionKeys> sections = {
+        {"model", {"precision", "backend"}},
+        {"grid",
+         {"itot", "jtot", "ktot", "xsize", "ysize", "zsize", "z", "stretch", "stretch_factor"}},
+        {"mpi", {"npx", "npy"}},
+        {"advection", {"scheme", "cflmax"}},
+        {"diffusion", {"type", "nu", "kappa", "cs", "prandtl_t", "dnmax"}},
+        {"thermo", {"type", "thref", "gravity"}},
+        {"boundary",
+         {"mom_bot", "mom_top", "u_bot", "u_top", "v_bot", "v_top", "scalar_bot",
+          "scalar_bot_value", "scalar_top", "scalar_top_value", "surface_model", "z0m", "z0h"}},
+        {"sponge", {"enabled", "zstart", "sigma", "beta"}},
+        {"init",
+         {"type", "th0", "lapse_rate", "mixed_layer_height", "perturb_amplitude", "perturb_height",
+          "seed", "u0", "v0"}},
+        {"time", {"rk", "endtime", "dt", "dtmax", "adaptive", "max_steps"}},
+        {"output", {"status_every", "stats_every", "dir", "stats_file"}},
+    };
+    return sections;
+}
+
+namespace {
+
+const std::vector<std::string>& keys_of(const std::string& section) {
+    for (const auto& s : schema_sections())
+        if (s.name == section) return s.keys;
+    throw std::logic_error("squall config: no section " + section);
+}
+
+std::vector<std::string> top_level_keys() {
+    std::vector<std::string> keys = {"name"};
+    for (const auto& s : schema_sections()) keys.push_back(s.name);
+    return keys;
+}
+
+YAML::Node parse_file(const std::string& path) {
+    std::FILE* fp = std::fopen(path.c_str(), "rb");
+    if (!fp)
+        throw ConfigError(
+            fmt::format("cannot open case file '{}': {}", path, std::strerror(errno)));
+    std::string text;
+    char buf[65536];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, fp)) > 0) text.append(buf, n);
+    const int err = std::ferror(fp) ? errno : 0; // e.g. EISDIR for a directory
+    std::fclose(fp);
+    if (err)
+        throw ConfigError(fmt::format("cannot open case file '{}': {}", path, std::strerror(err)));
+    try {
+        return YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        if (e.mark.is_null())
+            throw ConfigError(fmt::format("{}: YAML syntax error: {}", path, e.msg));
+        throw ConfigError(fmt::format("{}:{}:{}: YAML syntax error: {}", path, e.mark.line + 1,
+                                      e.mark.column + 1, e.msg));
+    }
+}
+
+// Check an override's key against the schema before touching the tree, so a typo on the
+// command line is reported as such rather than as a missing key.
+std::vector<std::string> check_override_key(const std::string& key) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const auto dot = key.find('.', start);
+        parts.push_back(key.substr(start, dot - start));
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    auto unknown = [&](const std::string& section, const std::string& k,
+                       const std::vector<std::string>& valid) {
+        throw ConfigError(fmt::format("<command line>: {}: unknown key '{}'{}{}", key, k,
+                                      section.empty() ? "" : " in section '" + section + "'",
+                                      suggestion(section, k, valid)));
+    };
+    const auto top = top_level_keys();
+    if (std::find(top.begin(), top.end(), parts[0]) == top.end()) unknown("", parts[0], top);
+    if (parts.size() == 1) return parts;
+    if (parts[0] == "name" || parts.size() > 2)
+        throw ConfigError(fmt::format("<command line>: {}: unknown key (too many levels)", key));
+    const auto& keys = keys_of(parts[0]);
+    if (std::find(keys.begin(), keys.end(), parts[1]) == keys.end())
+        unknown(parts[0], parts[1], keys);
+    return parts;
+}
+
+// Returns the dotted paths that now come from the command line.
+std::vector<std::string> apply_overrides(YAML::Node& root,
+                                         const std::vector<std::string>& overrides) {
+    std::vector<std::string> marked;
+    for (const auto& o : overrides) {
+        const auto eq = o.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw ConfigError(fmt::format(
+                "<command line>: override '{}' must have the form dotted.key=value", o));
+        const std::string key = o.substr(0, eq), text = o.substr(eq + 1);
+        const auto parts = check_override_key(key);
+        YAML::Node value;
+        try {
+            value = YAML::Load(text);
+        } catch (const YAML::Exception& e) {
+            throw ConfigError(
+                fmt::format("<command line>: {}: cannot parse value '{}': {}", key, text, e.msg));
+        }
+        if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+        if (!root.IsMap()) break; // reported against the file by the reader
+        if (parts.size() == 1) {
+            root[parts[0]] = value;
+        } else {
+            const YAML::Node existing = std::as_const(root)[parts[0]]; // lookup, no insert
+            if (!existing || existing.IsNull()) {
+                if (!existing) marked.push_back(parts[0]);
+                root[parts[0]] = YAML::Node(YAML::NodeType::Map);
+            }
+            YAML::Node section = root[parts[0]];
+            if (!section.IsMap()) continue; // reported against the file by the reader
+            section[parts[1]] = value;
+        }
+        marked.push_back(key);
+    }
+    return marked;
+}
+
+// Lowest cell centre, for the roughness-length check (same rules as vertical_levels()).
+double lowest_level(const GridConfig& g) {
+    if (!g.z.empty()) return g.z[0];
+    if (g.stretch == "tanh") {
+        const double a = g.stretch_factor;
+        auto face = [&](double s) { return g.zsize * (1 - std::tanh(a * (1 - s)) / std::tanh(a)); };
+        return 0.5 * (face(0) + face(1.0 / g.ktot));
+    }
+    return 0.5 * g.zsize / g.ktot;
+}
+
+void read_sections(CaseReader& r, Config& c) {
+    const YAML::Node& root = r.root();
+    Section top(r, "", root, r.where("", root.Mark()), top_level_keys());
+    top.string("name", c.name);
+
+    Section model = top.child("model", keys_of("model"));
+    model.choice("precision", c.precision, precision_names);
+    model.choice("backend", c.backend, backend_names);
+
+    Section grid = top.child("grid", keys_of("grid"));
+    for (const char* k : {"itot", "ktot", "xsize", "zsize"}) grid.require(k);
+    grid.integer("itot", c.grid.itot, at_least(1));
+    grid.integer("jtot", c.grid.jtot, at_least(1));
+    grid.integer("ktot", c.grid.ktot, at_least(2));
+    grid.real("xsize", c.grid.xsize, positive());
+    grid.real("ysize", c.grid.ysize, positive());
+    grid.real("zsize", c.grid.zsize, positive());
+    grid.real_list("z", c.grid.z);
+    int stretch = 0;
+    const bool stretch_given = grid.choice("stretch", stretch, stretch_names);
+    c.grid.stretch = stretch_names[stretch].name;
+    const bool factor_given = grid.real("stretch_factor", c.grid.stretch_factor, at_least(0));
+
+    Section mpi = top.child("mpi", keys_of("mpi"));
+    mpi.integer("npx", c.mpi.npx, at_least(0));
+    mpi.integer("npy", c.mpi.npy, at_least(0));
+    c.mpi.source = mpi.has("npx") ? r.loc("mpi.npx") : top.has("mpi") ? r.loc("mpi") : r.file();
+
+    Section adv = top.child("advection", keys_of("advection"));
+    adv.choice("scheme", c.advec, advec_names);
+    adv.real("cflmax", c.cflmax, positive());
+
+    Section diff = top.child("diffusion", keys_of("diffusion"));
+    diff.choice("type", c.diff, diff_names);
+    diff.real("nu", c.nu, at_least(0));
+    diff.real("kappa", c.kappa, at_least(0));
+    diff.real("cs", c.cs, positive());
+    diff.real("prandtl_t", c.prandtl_t, positive());
+    diff.real("dnmax", c.dnmax, positive());
+
+    Section thermo = top.child("thermo", keys_of("thermo"));
+    thermo.choice("type", c.thermo, thermo_names);
+    thermo.real("thref", c.thref, positive());
+    thermo.real("gravity", c.gravity, at_least(0));
+
+    Section bc = top.child("boundary", keys_of("boundary"));
+    BoundaryConfig& b = c.bc;
+    bc.choice("mom_bot", b.mom_bot, mom_bc_names);
+    bc.choice("mom_top", b.mom_top, mom_bc_names);
+    bc.real("u_bot", b.u_bot);
+    bc.real("u_top", b.u_top);
+    bc.real("v_bot", b.v_bot);
+    bc.real("v_top", b.v_top);
+    bc.choice("scalar_bot", b.s_bot, scalar_bc_names);
+    bc.real("scalar_bot_value", b.s_bot_value);
+    bc.choice("scalar_top", b.s_top, scalar_bc_names);
+    bc.real("scalar_top_value", b.s_top_value);
+    bc.choice("surface_model", b.surface.enabled, surface_names);
+    bc.real("z0m", b.surface.z0m, positive());
+    bc.real("z0h", b.surface.z0h, positive());
+
+    Section sponge = top.child("sponge", keys_of("sponge"));
+    sponge.boolean("enabled", c.sponge.enabled);
+    sponge.real("zstart", c.sponge.zstart, at_least(0));
+    sponge.real("sigma", c.sponge.sigma, at_least(0));
+    sponge.integer("beta", c.sponge.beta, at_least(1));
+
+    Section init = top.child("init", keys_of("init"));
+    InitConfig& in = c.init;
+    init.choice("type", in.type, init_names);
+    init.real("th0", in.th0);
+    init.real("lapse_rate", in.lapse_rate);
+    init.real("mixed_layer_height", in.mixed_layer_height, at_least(0));
+    init.real("perturb_amplitude", in.perturb_amplitude, at_least(0));
+    init.real("perturb_height", in.perturb_height, at_least(0));
+    init.integer("seed", in.seed, at_least(0));
+    init.real("u0", in.u0);
+    init.real("v0", in.v0);
+
+    Section time = top.child("time", keys_of("time"));
+    time.require("endtime");
+    time.integer("rk", c.rk_order, Limit{3, 4}); // RK3 or RK4
+    time.real("endtime", c.endtime, at_least(0));
+    time.real("dt", c.dt, positive());
+    time.real("dtmax", c.dtmax, positive());
+    time.boolean("adaptive", c.adaptive_dt);
+    time.integer("max_steps", c.max_steps, at_least(-1));
+
+    Section out = top.child("output", keys_of("output"));
+    out.integer("status_every", c.status_every, at_least(1));
+    out.real("stats_every", c.stats_every, at_least(0));
+    out.string("dir", c.output_dir);
+    out.string("stats_file", c.stats_file);
+
+    // ---- Rules that involve more than one key -------------------------------------------
+    const GridConfig& g = c.grid;
+    if (!g.z.empty()) {
+        if (int(g.z.size()) != g.ktot)
+            r.fail_key("grid.z",
+                       fmt::format("has {} levels but grid.ktot = {}", g.z.size(), g.ktot));
+        for (std::size_t k = 0; k < g.z.size(); ++k) {
+            const std::string key = fmt::format("grid.z[{}]", k);
+            if (!(g.z[k] > 0 && g.z[k] < g.zsize))
+                r.fail_key(key, fmt::format("{} is outside the domain: levels must lie in (0, "
+                                            "grid.zsize = {})",
+                                            format_real(g.z[k]), format_real(g.zsize)));
+            if (k > 0 && !(g.z[k] > g.z[k - 1]))
+                r.fail_key(key, fmt::format("{} is not above grid.z[{}] = {}: levels must be "
+                                            "strictly increasing",
+                                            format_real(g.z[k]), k - 1, format_real(g.z[k - 1])));
+        }
+        if (stretch_given && c.grid.stretch == "tanh")
+            r.fail_key("grid.stretch", "tanh conflicts with the explicit levels in grid.z; "
+                                       "give one of them");
+    } else if (c.grid.stretch == "tanh" && !(g.stretch_factor > 0)) {
+        r.fail_key(factor_given ? "grid.stretch_factor" : "grid.stretch",
+                   "grid.stretch tanh needs grid.stretch_factor > 0");
+    }
+
+    if (c.diff == DiffType::constant) {
+        if (!(c.nu > 0))
+            r.fail_key("diffusion.nu", fmt::format("must be given and > 0 for diffusion.type "
+                                                   "constant, got {}",
+                                                   format_real(c.nu)));
+        if (c.thermo != ThermoType::none && !(c.kappa > 0))
+            r.fail_key("diffusion.kappa",
+                       fmt::format("must be given and > 0 for diffusion.type "
+                                   "constant with thermo.type {}, got {}",
+                                   name_of(thermo_names, c.thermo), format_real(c.kappa)));
+    }
+
+    if (b.surface.enabled) {
+        if (c.diff != DiffType::smag2)
+            r.fail_key("boundary.surface_model",
+                       fmt::format("most requires diffusion.type smag2, got {}",
+                                   name_of(diff_names, c.diff)));
+        if (c.thermo != ThermoType::none && b.s_bot != ScalarBc::flux)
+            r.fail_key("boundary.scalar_bot",
+                       fmt::format("surface_model most takes a prescribed surface flux: "
+                                   "scalar_bot must be flux, got {}",
+                                   name_of(scalar_bc_names, b.s_bot)));
+        const double z1 = lowest_level(g);
+        for (auto [key, z0] : {std::pair{"z0m", b.surface.z0m}, std::pair{"z0h", b.surface.z0h}})
+            if (!(z0 < z1))
+                r.fail_key(fmt::format("boundary.{}", key),
+                           fmt::format("{} must be below the lowest grid level z = {}",
+                                       format_real(z0), format_real(z1)));
+    }
+
+    if (!(c.sponge.zstart < g.zsize))
+        r.fail_key("sponge.zstart",
+                   fmt::format("{} must be below grid.zsize = {}", format_real(c.sponge.zstart),
+                               format_real(g.zsize)));
+
+    if (c.thermo == ThermoType::dry && !(in.th0 > 0))
+        r.fail_key("init.th0", fmt::format("must be > 0 (a potential temperature in K) with "
+                                           "thermo.type dry, got {}",
+                                           format_real(in.th0)));
+
+    if (c.dt > c.dtmax)
+        r.fail_key("time.dt", fmt::format("{} exceeds time.dtmax = {}", format_real(c.dt),
+                                          format_real(c.dtmax)));
+}
+
+} // namespace
+} // namespace cfg
+
+Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+    YAML::Node root = cfg::parse_file(path);
+    const auto from_command_line = cfg::apply_overrides(root, overrides);
+    if (root.IsNull()) throw ConfigError(fmt::format("{}: the case file is empty", path));
+    cfg::CaseReader r(path, root);
+    for (const auto& key : from_command_line) r.mark_override(key);
+
+    Config c;
+    c.file = path;
+    c.name = std::filesystem::path(path).stem().string();
+    cfg::read_sections(r, c);
+
+    // Resolve the defaults that depend on other keys, so the printed configuration is
+    // exactly what runs.
+    if (c.cflmax < 0) c.cflmax = c.advec == AdvecScheme::second ? 1.2 : 1.0;
+    if (c.stats_file.empty()) c.stats_file = c.name + ".stats.h5";
+    c.resolved_yaml = cfg::emit_resolved(c);
+    return c;
+}
+
+} // namespace squall
