@@ -1,0 +1,352 @@
+// Statistics file: means, variances, fluxes and time series of fields with a known
+// horizontal structure, read back from the HDF5 file and compared with the analytic
+// horizontal averages worked out below; the file layout (dimension scales, attributes);
+// atomic writing and error reporting.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "model/stats/stats.h"
+#include "stats_test_util.h"
+
+namespace fs = std::filesystem;
+using namespace squall;
+using stats_test::read_dataset;
+
+namespace {
+
+const double pi = 3.14159265358979323846;
+
+// Amplitudes of the analytic fields; `amp` scales the fluctuations between samples.
+struct Fields {
+    double au = 1.2, bu = 0.7, A = 0.6;               // u = au + bu z + A sin(2 pi xh/X)
+    double cv = -0.4, B = 0.9;                        // v = cv z^2 + B cos(2 pi yh/Y)
+    double Wa = 1.3;                                  // w = Wa zh (H - zh) (sin X cos Y + sin X)
+    double as = 300, bs = 0.003, c0 = 0.5, c1 = -1.4; // s = as + bs z + (c0 + c1 z) sin X cos Y
+    double e0 = 0.02, e1 = 0.05, e2 = 0.01;           // evisc = e0 + e1 z + e2 sin X cos Y
+    double kappa = 1e-3, prt_inv = 3.0;
+    double W(double zh) const { return Wa * zh * (1.0 - zh); }
+    double C(double z) const { return c0 + c1 * z; }
+    double E(double z) const { return e0 + e1 * z; }
+};
+
+template <typename T>
+struct State {
+    Field3d<T> u, v, w, s, ev;
+    std::vector<T> fluxbot, ustar, obuk_inv;
+};
+
+template <typename T>
+State<T> make_state(const Grid<T>& g, const Fields& f) {
+    const GridDims& d = g.d;
+    State<T> st{
+        Field3d<T>(d), Field3d<T>(d), Field3d<T>(d), Field3d<T>(d), Field3d<T>(d), {}, {}, {}};
+    const double X = g.xsize, Y = g.ysize;
+    for (int k = 0; k < d.kcells; ++k)
+        for (int j = 0; j < d.jcells; ++j)
+            for (int i = 0; i < d.icells; ++i) {
+                const double x = g.x[i], xh = g.xh[i], y = g.y[j], yh = g.yh[j];
+                const double z = g.z[k], zh = g.zh[k];
+                const double sx = std::sin(2 * pi * x / X), cy = std::cos(2 * pi * y / Y);
+                st.u(i, j, k) = T(f.au + f.bu * z + f.A * std::sin(2 * pi * xh / X));
+                st.v(i, j, k) = T(f.cv * z * z + f.B * std::cos(2 * pi * yh / Y));
+                st.w(i, j, k) = T(f.W(zh) * (sx * cy + sx));
+                st.s(i, j, k) = T(f.as + f.bs * z + f.C(z) * sx * cy);
+                st.ev(i, j, k) = T(f.E(z) + f.e2 * sx * cy);
+            }
+    st.fluxbot.assign(d.icells * d.jcells, T(0));
+    st.ustar = st.obuk_inv = st.fluxbot;
+    for (int j = 0; j < d.jcells; ++j)
+        for (int i = 0; i < d.icells; ++i) {
+            const double sx = std::sin(2 * pi * g.x[i] / X), cy = std::cos(2 * pi * g.y[j] / Y);
+            st.fluxbot[i + j * d.jj] = T(0.1 + 0.03 * sx);
+            st.ustar[i + j * d.jj] = T(0.3 + 0.05 * sx * cy);
+            st.obuk_inv[i + j * d.jj] = T(-0.01 + 0.002 * cy);
+        }
+    return st;
+}
+
+template <typename T>
+StatsInput<T> input(const State<T>& st, const Fields& f, bool smag, bool surface) {
+    StatsInput<T> in;
+    in.u = &st.u;
+    in.v = &st.v;
+    in.w = &st.w;
+    in.s = &st.s;
+    in.evisc = smag ? &st.ev : nullptr;
+    in.kappa = f.kappa;
+    in.prandtl_t_inv = f.prt_inv;
+    if (surface) {
+        in.s_fluxbot = st.fluxbot.data();
+        in.ustar = st.ustar.data();
+        in.obuk_inv = st.obuk_inv.data();
+    }
+    in.dt = 0.5;
+    in.cfl = 0.8;
+    in.dn = 0.1;
+    in.div = 1e-14;
+    return in;
+}
+
+// Analytic horizontal averages of the discrete fields (sums of sin^2 over a full period of
+// N >= 3 equally spaced points give N/2; products of different harmonics vanish).
+struct Expected {
+    std::vector<double> u, v, s, w, u2, v2, s2, w2, s_res, s_sgs, u_res, v_res;
+    double ke = 0, s_mean = 0, zi = 0;
+};
+
+Expected expected(const Grid<double>& g, const Fields& f, bool smag, bool surface) {
+    const GridDims& d = g.d;
+    Expected e;
+    const double cx = std::cos(pi * g.dx / g.xsize), cyy = std::cos(pi * g.dy / g.ysize);
+    double kesum = 0, ssum = 0;
+    for (int k = d.kstart; k < d.kend; ++k) {
+        const double z = g.z[k];
+        e.u.push_back(f.au + f.bu * z);
+        e.v.push_back(f.cv * z * z);
+        e.s.push_back(f.as + f.bs * z);
+        e.u2.push_back(f.A * f.A / 2);
+        e.v2.push_back(f.B * f.B / 2);
+        e.s2.push_back(f.C(z) * f.C(z) / 4);
+        // Centre-interpolated velocities: sin(xh) averaged over a cell is cos(pi dx/X) sin(x).
+        const double wc = 0.5 * (f.W(g.zh[k]) + f.W(g.zh[k + 1]));
+        const double ke =
+            0.5 * (e.u.back() * e.u.back() + f.A * f.A * cx * cx / 2 + e.v.back() * e.v.back() +
+                   f.B * f.B * cyy * cyy / 2 + wc * wc * 0.75);
+        kesum += g.dz[k] * ke;
+        ssum += g.dz[k] * e.s.back();
+    }
+    e.ke = kesum / g.zsize;
+    e.s_mean = ssum / g.zsize;
+    std::vector<double> total;
+    for (int k = d.kstart; k <= d.kend; ++k) {
+        const double W = f.W(g.zh[k]), Cf = 0.5 * (f.C(g.z[k - 1]) + f.C(g.z[k]));
+        e.w.push_back(0.0);
+        e.w2.push_back(W * W * 0.75);
+        e.s_res.push_back(W * Cf / 4);
+        e.u_res.push_back(f.A * W * cx / 2); // w interpolated to xh: cos(pi dx/X) sin(xh)
+        e.v_res.push_back(0.0);
+        double sgs;
+        if (k == d.kstart && surface) {
+            sgs = 0.1;
+        } else {
+            const double dzhi = 1.0 / (g.z[k] - g.z[k - 1]);
+            const double kh =
+                smag ? 0.5 * (f.E(g.z[k - 1]) + f.E(g.z[k])) * f.prt_inv + f.kappa : f.kappa;
+            sgs = -kh * f.bs;
+            if (smag) sgs -= f.prt_inv * f.e2 * (f.C(g.z[k]) - f.C(g.z[k - 1])) * dzhi / 4;
+        }
+        e.s_sgs.push_back(sgs);
+        total.push_back(e.s_res.back() + sgs);
+    }
+    int kmin = 1;
+    for (int kf = 1; kf < d.kmax; ++kf)
+        if (total[kf] < total[kmin]) kmin = kf;
+    e.zi = g.zh[d.kstart + kmin];
+    return e;
+}
+
+void expect_row(const stats_test::Dataset& ds, std::size_t row, const std::vector<double>& ref,
+                double tol, const std::string& what) {
+    ASSERT_EQ(ds.dims.size(), 2u) << what;
+    ASSERT_EQ(ds.dims[1], ref.size()) << what;
+    for (std::size_t k = 0; k < ref.size(); ++k)
+        EXPECT_NEAR(ds.data[row * ref.size() + k], ref[k], tol * (1 + std::abs(ref[k])))
+            << what << " row " << row << " k " << k;
+}
+
+std::string tmp_dir() {
+    const fs::path p = fs::temp_directory_path() / ("squall_stats_" + std::to_string(getpid()));
+    fs::create_directories(p);
+    return p.string();
+}
+
+class StatsFile : public ::testing::TestWithParam<std::pair<bool, bool>> {};
+
+TEST_P(StatsFile, AnalyticMeansVariancesAndFluxes) {
+    const auto [smag, surface] = GetParam();
+    const Config cfg = stats_test::test_config();
+    const Grid<double> g = Grid<double>::make(cfg, 1, 1, 0, 0);
+    const Decomposition dec = Decomposition::make(MPI_COMM_WORLD, 1, 1);
+    const std::string path = tmp_dir() + "/analytic.h5";
+    const std::string yaml = "grid:\n  itot: 8\n# resolved\n";
+    Statistics<double> stats(g, dec, path, yaml, "th", "analytic_case");
+
+    Fields f1, f2;
+    f2.A = 0.25, f2.B = 1.5, f2.Wa = 1.1, f2.c0 = -0.6, f2.c1 = 1.4, f2.bs = -0.01;
+    f2.e2 = 0.015;
+    const State<double> s1 = make_state(g, f1), s2 = make_state(g, f2);
+    stats.sample(10.0, 100, input(s1, f1, smag, surface));
+    stats.sample(20.5, 250, input(s2, f2, smag, surface));
+    stats.write();
+    EXPECT_TRUE(fs::exists(path));
+    EXPECT_FALSE(fs::exists(path + ".tmp"));
+
+    const double tol = 1e-12;
+    const Expected e[2] = {expected(g, f1, smag, surface), expected(g, f2, smag, surface)};
+    for (std::size_t r = 0; r < 2; ++r) {
+        expect_row(read_dataset(path, "/profiles/u"), r, e[r].u, tol, "u");
+        expect_row(read_dataset(path, "/profiles/v"), r, e[r].v, tol, "v");
+        expect_row(read_dataset(path, "/profiles/w"), r, e[r].w, tol, "w");
+        expect_row(read_dataset(path, "/profiles/th"), r, e[r].s, tol, "th");
+        expect_row(read_dataset(path, "/profiles/u2"), r, e[r].u2, tol, "u2");
+        expect_row(read_dataset(path, "/profiles/v2"), r, e[r].v2, tol, "v2");
+        expect_row(read_dataset(path, "/profiles/w2"), r, e[r].w2, tol, "w2");
+        expect_row(read_dataset(path, "/profiles/th2"), r, e[r].s2, tol, "th2");
+        expect_row(read_dataset(path, "/profiles/th_flux_res"), r, e[r].s_res, tol, "res");
+        expect_row(read_dataset(path, "/profiles/th_flux_sgs"), r, e[r].s_sgs, tol, "sgs");
+        std::vector<double> total(e[r].s_res.size());
+        for (std::size_t k = 0; k < total.size(); ++k) total[k] = e[r].s_res[k] + e[r].s_sgs[k];
+        expect_row(read_dataset(path, "/profiles/th_flux"), r, total, tol, "flux");
+        expect_row(read_dataset(path, "/profiles/u_flux_res"), r, e[r].u_res, tol, "u_res");
+        expect_row(read_dataset(path, "/profiles/v_flux_res"), r, e[r].v_res, tol, "v_res");
+        EXPECT_NEAR(read_dataset(path, "/timeseries/ke").data[r], e[r].ke, tol);
+        EXPECT_NEAR(read_dataset(path, "/timeseries/th_mean").data[r], e[r].s_mean, 1e-12 * 300);
+        EXPECT_DOUBLE_EQ(read_dataset(path, "/timeseries/zi").data[r], e[r].zi);
+        EXPECT_DOUBLE_EQ(read_dataset(path, "/timeseries/cfl").data[r], 0.8);
+    }
+    // The two samples give different boundary-layer heights (the test can tell them apart).
+    EXPECT_NE(e[0].zi, e[1].zi);
+    const auto time = read_dataset(path, "/time");
+    ASSERT_EQ(time.data.size(), 2u);
+    EXPECT_EQ(time.data[0], 10.0);
+    EXPECT_EQ(time.data[1], 20.5);
+    EXPECT_EQ(read_dataset(path, "/timeseries/step").data[1], 250.0);
+    const auto z = read_dataset(path, "/z"), zh = read_dataset(path, "/zh");
+    ASSERT_EQ(z.data.size(), 5u);
+    ASSERT_EQ(zh.data.size(), 6u);
+    EXPECT_DOUBLE_EQ(z.data[2], 0.3);
+    EXPECT_DOUBLE_EQ(zh.data[0], 0.0);
+    EXPECT_DOUBLE_EQ(zh.data[2], 0.225);
+    EXPECT_DOUBLE_EQ(zh.data[5], 1.0);
+    if (surface) {
+        EXPECT_NEAR(read_dataset(path, "/timeseries/ustar").data[1], 0.3, 1e-14);
+        EXPECT_NEAR(read_dataset(path, "/timeseries/obuk_inv").data[0], -0.01, 1e-15);
+        EXPECT_NEAR(read_dataset(path, "/timeseries/obuk").data[0], -100.0, 1e-10);
+    } else {
+        EXPECT_FALSE(stats.has("ustar"));
+    }
+    EXPECT_EQ(stats_test::read_string_attr(path, "/", "configuration"), yaml);
+    EXPECT_EQ(stats_test::read_string_attr(path, "/", "case"), "analytic_case");
+}
+
+INSTANTIATE_TEST_SUITE_P(Closures, StatsFile,
+                         ::testing::Values(std::pair{false, false}, std::pair{true, false},
+                                           std::pair{false, true}, std::pair{true, true}));
+
+TEST(Stats, DimensionScalesAndAttributes) {
+    const Config cfg = stats_test::test_config();
+    const Grid<double> g = Grid<double>::make(cfg, 1, 1, 0, 0);
+    const Decomposition dec = Decomposition::make(MPI_COMM_WORLD, 1, 1);
+    const std::string path = tmp_dir() + "/scales.h5";
+    Statistics<double> stats(g, dec, path, "a: 1\n", "b");
+    Fields f;
+    const State<double> st = make_state(g, f);
+    stats.sample(1.0, 1, input(st, f, true, true));
+    stats.write();
+    for (const char* s : {"/time", "/z", "/zh"}) EXPECT_TRUE(stats_test::is_scale(path, s)) << s;
+    EXPECT_FALSE(stats_test::is_scale(path, "/profiles/u"));
+    const auto all = stats_test::list_datasets(path);
+    int nprof = 0, nseries = 0;
+    for (const std::string& p : all) {
+        if (p == "/time" || p == "/z" || p == "/zh") continue;
+        EXPECT_TRUE(stats_test::scale_attached(path, p, "/time", 0)) << p;
+        EXPECT_FALSE(stats_test::read_string_attr(path, p, "units").empty()) << p;
+        EXPECT_FALSE(stats_test::read_string_attr(path, p, "long_name").empty()) << p;
+        if (p.rfind("/profiles/", 0) == 0) {
+            ++nprof;
+            const auto ds = read_dataset(path, p);
+            const bool faces = ds.dims[1] == 6;
+            EXPECT_TRUE(stats_test::scale_attached(path, p, faces ? "/zh" : "/z", 1)) << p;
+            EXPECT_FALSE(stats_test::scale_attached(path, p, faces ? "/z" : "/zh", 1)) << p;
+            EXPECT_FALSE(stats_test::scale_attached(path, p, "/time", 1)) << p;
+        } else {
+            ++nseries;
+        }
+    }
+    EXPECT_EQ(nprof, 13);   // u v w u2 v2 w2 u/v_flux_res b b2 b_flux_res/sgs/flux
+    EXPECT_GE(nseries, 12); // step ke b_mean zi b_fluxbot ustar obuk_inv obuk dt cfl dn div
+    EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/w", "/zh", 1));
+    EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/b", "/z", 1));
+    EXPECT_EQ(stats_test::read_string_attr(path, "/profiles/b", "units"), "m s-2");
+    EXPECT_EQ(stats_test::read_string_attr(path, "/z", "units"), "m");
+    EXPECT_EQ(stats_test::read_string_attr(path, "/time", "units"), "s");
+    EXPECT_FALSE(stats_test::read_string_attr(path, "/", "squall_version").empty());
+}
+
+TEST(Stats, NoScalarAndLateSurfaceArePadded) {
+    const Config cfg = stats_test::test_config();
+    const Grid<double> g = Grid<double>::make(cfg, 1, 1, 0, 0);
+    const Decomposition dec = Decomposition::make(MPI_COMM_WORLD, 1, 1);
+    const std::string path = tmp_dir() + "/noscalar.h5";
+    Statistics<double> stats(g, dec, path, "", "");
+    Fields f;
+    const State<double> st = make_state(g, f);
+    StatsInput<double> in = input(st, f, false, false);
+    in.s = nullptr;
+    stats.sample(0.0, 0, in);
+    in.ustar = st.ustar.data();
+    stats.sample(1.0, 1, in);
+    stats.write();
+    EXPECT_FALSE(stats.has("zi"));
+    const auto us = read_dataset(path, "/timeseries/ustar");
+    ASSERT_EQ(us.data.size(), 2u);
+    EXPECT_TRUE(std::isnan(us.data[0]));
+    EXPECT_NEAR(us.data[1], 0.3, 1e-14);
+    EXPECT_EQ(read_dataset(path, "/profiles/u").dims[0], 2u);
+}
+
+TEST(Stats, FailedWriteThrowsNamingThePathAndKeepsOldFile) {
+    const Config cfg = stats_test::test_config();
+    const Grid<double> g = Grid<double>::make(cfg, 1, 1, 0, 0);
+    const Decomposition dec = Decomposition::make(MPI_COMM_WORLD, 1, 1);
+    Fields f;
+    const State<double> st = make_state(g, f);
+    const std::string dir = tmp_dir();
+    // A path below a regular file cannot be created (also as root).
+    std::ofstream(dir + "/plainfile") << "x";
+    const std::string bad = dir + "/plainfile/stats.h5";
+    Statistics<double> s1(g, dec, bad, "", "th");
+    s1.sample(0.0, 0, input(st, f, false, false));
+    try {
+        s1.write();
+        ADD_FAILURE() << "write to " << bad << " did not throw";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+    // A failing rewrite leaves the previous complete file in place.
+    const std::string good = dir + "/keep.h5";
+    Statistics<double> s2(g, dec, good, "", "th");
+    s2.sample(0.0, 0, input(st, f, false, false));
+    s2.write();
+    fs::create_directory(good + ".tmp"); // blocks the temporary file
+    s2.sample(1.0, 1, input(st, f, false, false));
+    EXPECT_THROW(s2.write(), std::runtime_error);
+    EXPECT_EQ(read_dataset(good, "/time").data.size(), 1u);
+    fs::remove(good + ".tmp");
+    s2.write();
+    EXPECT_EQ(read_dataset(good, "/time").data.size(), 2u);
+}
+
+TEST(Stats, FloatFieldsMatchAnalyticToFloatAccuracy) {
+    const Config cfg = stats_test::test_config();
+    const Grid<float> gf = Grid<float>::make(cfg, 1, 1, 0, 0);
+    const Grid<double> gd = Grid<double>::make(cfg, 1, 1, 0, 0);
+    const Decomposition dec = Decomposition::make(MPI_COMM_WORLD, 1, 1);
+    const std::string path = tmp_dir() + "/float.h5";
+    Statistics<float> stats(gf, dec, path, "", "th");
+    Fields f;
+    const State<float> st = make_state(gf, f);
+    stats.sample(0.0, 0, input(st, f, true, false));
+    stats.write();
+    const Expected e = expected(gd, f, true, false);
+    expect_row(read_dataset(path, "/profiles/u2"), 0, e.u2, 1e-5, "u2 float");
+    expect_row(read_dataset(path, "/profiles/th_flux_res"), 0, e.s_res, 1e-5, "res float");
+    EXPECT_NEAR(read_dataset(path, "/timeseries/ke").data[0], e.ke, 1e-5);
+}
+
+} // namespace
