@@ -69,7 +69,7 @@ struct PressureSolver<T>::Impl {
     std::vector<T> dz2rho;    // dz^2 rho: multiplies the wavenumber term
     std::vector<T> b_base;    // -(a+c) with the Neumann closures at bottom and top
     std::vector<T> rhs_scale; // dz^2 / (itot jtot): the FFT normalisation folded in
-    std::vector<T> beta;      // Thomas pivots, one per column
+    std::vector<T> beta;      // inverse Thomas pivots, one per column
 
     Impl(const Grid<T>& grid, const Decomposition& decomp) : tr(grid.d, decomp), d(grid.d) {
         buf_a = Api::alloc(std::max(tr.nlocal, 1L));
@@ -175,18 +175,19 @@ struct PressureSolver<T>::Impl {
                 if (k == 0) {
 #pragma omp simd
                     for (long col = c0; col < c1; ++col) {
-                        const T b = d2r * bm[col] + bb + (top ? tf[col] : T(0));
-                        bet[col] = b;
-                        xk[col] = sc * xk[col] / b;
+                        const T binv = T(1) / (d2r * bm[col] + bb + (top ? tf[col] : T(0)));
+                        bet[col] = binv;
+                        xk[col] = sc * xk[col] * binv;
                     }
                 } else {
 #pragma omp simd
                     for (long col = c0; col < c1; ++col) {
-                        const T g = ckm / bet[col];
-                        const T b = d2r * bm[col] + bb + (top ? tf[col] : T(0)) - ak * g;
+                        const T g = ckm * bet[col];
+                        const T binv =
+                            T(1) / (d2r * bm[col] + bb + (top ? tf[col] : T(0)) - ak * g);
                         gk[col] = g;
-                        bet[col] = b;
-                        xk[col] = (sc * xk[col] - ak * xkm[col]) / b;
+                        bet[col] = binv;
+                        xk[col] = (sc * xk[col] - ak * xkm[col]) * binv;
                     }
                 }
             }
