@@ -13,7 +13,8 @@ template <typename T>
 class PressureSolver {
 public:
     // Creates the FFTW plans (FFTW_ESTIMATE, so every rank plans identically) and buffers.
-    // Keeps references to neither argument. Not copyable.
+    // Copies what it needs from grid; keeps decomp's comm_x/comm_y handles, so those
+    // communicators must outlive the solver. Not copyable.
     PressureSolver(const Grid<T>& grid, const Decomposition& decomp);
     ~PressureSolver();
     PressureSolver(const PressureSolver&) = delete;
