@@ -508,7 +508,7 @@ TEST(Config, EnoughBadCases) {
     EXPECT_GE(bad_cases().size(), 12u);
 }
 
-// Every shipped case must pass the schema.
+// Every shipped case must pass the schema, and its resolved form must load back.
 TEST(Config, ShippedCasesLoad) {
     int n = 0;
     const fs::path dir = fs::path(SQUALL_SOURCE_DIR) / "cases";
@@ -516,7 +516,10 @@ TEST(Config, ShippedCasesLoad) {
         for (const auto& entry : fs::recursive_directory_iterator(dir))
             if (entry.path().extension() == ".yaml") {
                 SCOPED_TRACE(entry.path().string());
-                EXPECT_NO_THROW(load_config(entry.path().string()));
+                Config a;
+                ASSERT_NO_THROW(a = load_config(entry.path().string()));
+                TempCase t("shipped", a.resolved_yaml);
+                expect_same(a, load_config(t.str()));
                 ++n;
             }
     if (n == 0) GTEST_SKIP() << "no cases/*.yaml yet";
