@@ -1,0 +1,166 @@
+// KernelDef: everything needed to compile and launch one tunable kernel, built with
+// chained calls at the place where the kernel is used:
+//
+//   auto def = KernelDef("advec_u", sources, "kernels/advec.cuh")
+//                  .tuning_key("advec_u", "double")
+//                  .tune("block_x", {32, 64, 128, 256}, 128)
+//                  .tune("block_y", {1, 2, 4, 8}, 1)
+//                  .restriction("block_x * block_y <= 1024")
+//                  .template_args("double", expr("block_x"), expr("block_y"))
+//                  .define("NGHOST", 3)
+//                  .block_size("block_x", "block_y")
+//                  .launch_bounds("block_x * block_y", "2");
+//
+// Parameters must be declared before the expressions that use them; every expression
+// is compiled on the spot, so a typo throws at the definition, not at launch.
+// Expressions see the parameters, problem.x/y/z and device.* (see device_info.h).
+#pragma once
+
+#include "runtime/config_space.h"
+#include "runtime/device_info.h"
+#include "runtime/expr.h"
+#include "runtime/sources.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace squall::rt {
+
+// Marks a template argument or define value as an expression rather than verbatim text.
+struct ExprText {
+    std::string text;
+};
+inline ExprText expr(std::string text) {
+    return {std::move(text)};
+}
+
+// Verbatim text ("double") or an expression (expr("block_x")).
+struct TextOrExpr {
+    bool is_expr = false;
+    std::string text;
+    TextOrExpr(const char* t) : text(t) {}
+    TextOrExpr(std::string t) : text(std::move(t)) {}
+    TextOrExpr(ExprText e) : is_expr(true), text(std::move(e.text)) {}
+    TextOrExpr(int v) : text(std::to_string(v)) {}
+    TextOrExpr(long long v) : text(std::to_string(v)) {}
+};
+
+// Kernel argument description, needed for capture (array sizes and directions).
+enum class DType : uint8_t { i8, u8, i16, u16, i32, u32, i64, u64, f32, f64 };
+enum class Access : uint8_t { in, out, inout };
+size_t dtype_size(DType t);
+const char* dtype_name(DType t);
+DType dtype_from_name(const std::string& name); // throws std::invalid_argument
+const char* access_name(Access a);
+Access access_from_name(const std::string& name);
+
+struct ArgDef {
+    std::string name;
+    bool is_array = false;
+    DType dtype = DType::f64;
+    Access access = Access::in;
+    std::string count; // array: element count expression over problem.* and scalar args
+};
+
+struct LaunchGeometry {
+    std::array<unsigned, 3> grid{1, 1, 1};
+    std::array<unsigned, 3> block{1, 1, 1};
+    unsigned shared_mem = 0;
+    unsigned threads_per_block() const { return block[0] * block[1] * block[2]; }
+};
+
+// Everything NVRTC needs for one instance. hash() covers all of it except the NVRTC
+// version, which the cache adds.
+struct CompileSpec {
+    std::string key;             // tuning key, for messages
+    std::string description;     // key, configuration and problem size, for messages
+    std::string program;         // generated main file: defines, then #include of the source
+    SourcesPtr sources;          // in-memory headers
+    std::string name_expression; // "name<float, 128>"
+    std::vector<std::string> options;
+    std::string arch; // "sm_90"
+    uint64_t hash() const;
+};
+
+class KernelDef {
+public:
+    KernelDef(std::string function_name, SourcesPtr sources, std::string main_file);
+
+    // The tuning key names wisdom files and capture patterns: base plus '_'-joined
+    // arguments, e.g. tuning_key("advec_u", "double") -> "advec_u_double".
+    KernelDef& tuning_key(std::string base, std::vector<std::string> args = {});
+    template <typename... T>
+    KernelDef& tuning_key(std::string base, const T&... args) {
+        return tuning_key(std::move(base), std::vector<std::string>{std::string(args)...});
+    }
+
+    KernelDef& tune(std::string name, std::vector<Value> values, Value default_value);
+    KernelDef& tune(std::string name, std::vector<Value> values); // default: first value
+    KernelDef& restriction(const std::string& expression);
+
+    KernelDef& template_args(std::vector<TextOrExpr> args);
+    template <typename... T>
+    KernelDef& template_args(const T&... args) {
+        return template_args(std::vector<TextOrExpr>{TextOrExpr(args)...});
+    }
+    KernelDef& define(std::string name, TextOrExpr value);
+    KernelDef& compiler_flags(std::vector<std::string> flags);
+
+    // Launch geometry. The grid defaults to ceil_div(problem, block) per axis.
+    KernelDef& block_size(std::string x, std::string y = "1", std::string z = "1");
+    KernelDef& grid_divisors(std::string x, std::string y = "1", std::string z = "1");
+    KernelDef& grid_size(std::string x, std::string y = "1", std::string z = "1");
+    KernelDef& shared_memory(std::string bytes);
+    // Defines SQUALL_LAUNCH_BOUNDS as __launch_bounds__(threads, min_blocks); without
+    // this call it expands to nothing. Kernels write: __global__ void SQUALL_LAUNCH_BOUNDS f(...)
+    KernelDef& launch_bounds(std::string max_threads, std::string min_blocks = "1");
+
+    // Argument layout (optional; required for capture).
+    KernelDef& arg_array(std::string name, DType type, Access access, std::string count);
+    KernelDef& arg_scalar(std::string name, DType type);
+
+    const std::string& function_name() const { return function_name_; }
+    const std::string& key() const { return key_; }
+    const std::string& main_file() const { return main_file_; }
+    const SourcesPtr& sources() const { return sources_; }
+    const ConfigSpace& space() const { return space_; }
+    const std::vector<ArgDef>& args() const { return args_; }
+
+    // Evaluates geometry for a configuration; throws std::invalid_argument when the
+    // configuration is invalid or the geometry is out of the device's limits.
+    LaunchGeometry geometry(const Config& c, const ProblemSize& p, const DeviceInfo& d) const;
+    // Builds the compile specification (validates the configuration as above).
+    CompileSpec compile_spec(const Config& c, const ProblemSize& p, const DeviceInfo& d,
+                             const std::string& arch) const;
+
+    nlohmann::json to_json(bool with_sources = true) const;
+    static KernelDef from_json(const nlohmann::json& j);
+
+private:
+    struct NamedText {
+        std::string name;
+        TextOrExpr value;
+        Expr compiled;
+    };
+    Expr compile(const std::string& text) const;
+    std::string render(const TextOrExpr& t, const Expr& e, const Value* slots) const;
+
+    std::string function_name_, key_, main_file_;
+    SourcesPtr sources_;
+    ConfigSpace space_;
+    std::vector<NamedText> template_args_, defines_;
+    std::vector<std::string> flags_;
+    std::array<std::string, 3> block_{"1", "1", "1"}, grid_;
+    bool grid_is_divisor_ = true;
+    bool grid_follows_block_ = true; // grid divisors track block_size until set
+    std::string smem_ = "0", lb_threads_, lb_blocks_;
+    std::array<Expr, 3> block_e_, grid_e_;
+    Expr smem_e_, lb_threads_e_, lb_blocks_e_;
+    std::vector<ArgDef> args_;
+};
+
+} // namespace squall::rt

@@ -1,0 +1,278 @@
+#include "runtime/runtime.h"
+
+#include "runtime/hash.h"
+#include "runtime/log.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace squall::rt {
+
+struct InstanceState {
+    explicit InstanceState(const KernelDef& d) : def(d) {}
+    Runtime* runtime = nullptr;
+    KernelDef def;
+    Config config;
+    ProblemSize problem;
+    LaunchGeometry geom;
+    CompiledPtr compiled;
+    void* module = nullptr;
+    void* function = nullptr;
+    std::atomic<bool> capture_done{false};
+};
+
+const Config& KernelInstance::config() const {
+    return state_->config;
+}
+const ProblemSize& KernelInstance::problem() const {
+    return state_->problem;
+}
+const KernelDef& KernelInstance::def() const {
+    return state_->def;
+}
+
+std::string KernelInstance::describe() const {
+    if (!state_) return "(empty kernel instance)";
+    return fmt::format("kernel '{}' [{}] problem {}", state_->def.key(),
+                       state_->def.space().format(state_->config), state_->problem.to_string());
+}
+
+void KernelInstance::launch_failed(int rc) const {
+    throw CudaError(fmt::format("cuLaunchKernel failed for {} (grid {}x{}x{}, block {}x{}x{}): {}",
+                                describe(), geom_.grid[0], geom_.grid[1], geom_.grid[2],
+                                geom_.block[0], geom_.block[1], geom_.block[2],
+                                Driver::get().error_string(rc)),
+                    rc);
+}
+
+void KernelInstance::launch_captured(StreamHandle stream, void** params, size_t count) const {
+    capture_->runtime->capture_launch(*capture_, stream, params, count);
+}
+
+Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
+    if (options_.use_device) {
+        Driver& drv = Driver::get();
+        try {
+            device_ = drv.open_device(options_.device);
+            has_device_ = true;
+        } catch (const std::exception& e) {
+            no_device_reason_ = e.what();
+        }
+    } else {
+        no_device_reason_ = "device use disabled (compile-only runtime)";
+    }
+    arch_ = !options_.arch.empty() ? options_.arch : has_device_ ? device_.arch() : "sm_90";
+    if (!has_device_) device_ = DeviceInfo::for_arch(arch_);
+    if (has_device_)
+        log_info("GPU {}: {} (sm_{}), driver {}", options_.device, device_.name,
+                 device_.compute_capability(), device_.driver_version);
+    else
+        log_info("{}; kernels compile for {} but cannot run", no_device_reason_, arch_);
+
+    cache_ = std::make_unique<KernelCache>(options_.cache_dir ? *options_.cache_dir
+                                                              : KernelCache::default_dir());
+    wisdom_dirs_ = wisdom_search_path(options_.wisdom_dirs);
+    capture_ = options_.capture ? *options_.capture : CaptureSettings::from_env();
+}
+
+Runtime::~Runtime() {
+    for (auto& [key, s] : instances_) Driver::get().module_unload(s->module);
+}
+
+WisdomSelection Runtime::select(const KernelDef& def, const ProblemSize& p) {
+    std::shared_ptr<const Wisdom> w;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = wisdom_.find(def.key());
+        if (it == wisdom_.end())
+            it = wisdom_
+                     .emplace(def.key(), std::make_shared<const Wisdom>(
+                                             Wisdom::load(def.key(), def.space(), wisdom_dirs_)))
+                     .first;
+        w = it->second;
+    }
+    WisdomSelection s = w->select(p, device_, wisdom_device_name(device_), def.space());
+    log_info("wisdom for '{}' at {} on '{}': {} -> [{}]", def.key(), p.to_string(),
+             wisdom_device_name(device_), s.reason, def.space().format(s.config));
+    return s;
+}
+
+CompileSpec Runtime::compile_spec(const KernelDef& def, const Config& c,
+                                  const ProblemSize& p) const {
+    return def.compile_spec(c, p, device_, arch_);
+}
+
+CompiledPtr Runtime::compile(const KernelDef& def, const Config& c, const ProblemSize& p) {
+    return cache_->get(compile_spec(def, c, p));
+}
+
+KernelInstance Runtime::instantiate(const KernelDef& def, const ProblemSize& p) {
+    return instantiate(def, p, select(def, p).config);
+}
+
+KernelInstance Runtime::instantiate(const KernelDef& def, const ProblemSize& p, const Config& c) {
+    if (!has_device_) throw NoDeviceError(no_device_reason_);
+    CompileSpec spec = compile_spec(def, c, p);
+    return load(def, p, c, spec, cache_->get(spec));
+}
+
+std::vector<KernelInstance> Runtime::instantiate_all(const std::vector<Request>& requests) {
+    if (!has_device_) throw NoDeviceError(no_device_reason_);
+    std::vector<Config> configs;
+    std::vector<CompileSpec> specs;
+    for (const auto& r : requests) {
+        configs.push_back(r.config ? *r.config : select(*r.def, r.problem).config);
+        specs.push_back(compile_spec(*r.def, configs.back(), r.problem));
+    }
+    auto compiled = cache_->get_all(specs, options_.compile_threads);
+    std::vector<KernelInstance> out;
+    for (size_t i = 0; i < requests.size(); ++i)
+        out.push_back(
+            load(*requests[i].def, requests[i].problem, configs[i], specs[i], compiled[i]));
+    return out;
+}
+
+KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const Config& c,
+                             const CompileSpec& spec, const CompiledPtr& compiled) {
+    LaunchGeometry g = def.geometry(c, p, device_);
+    const uint64_t key = Hasher(7)
+                             .add(spec.hash())
+                             .add(hash64(&g, sizeof g))
+                             .add(Hasher().add(def.key()).digest())
+                             .digest();
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = instances_.find(key);
+    if (it == instances_.end()) {
+        auto s = std::make_unique<InstanceState>(def);
+        s->runtime = this;
+        s->config = c;
+        s->problem = p;
+        s->geom = g;
+        s->compiled = compiled;
+        Driver& drv = Driver::get();
+        s->module = drv.module_load(compiled->cubin);
+        s->function = drv.module_function(s->module, compiled->lowered_name);
+        if (g.shared_mem > 48 * 1024) drv.set_max_dynamic_shared(s->function, g.shared_mem);
+        it = instances_.emplace(key, std::move(s)).first;
+    }
+    InstanceState& s = *it->second;
+    KernelInstance k;
+    k.state_ = &s;
+    k.function_ = s.function;
+    k.launch_fn_ = Driver::get().launch_fn();
+    k.geom_ = g;
+    if (capture_.enabled() && capture_.matches(def.key())) k.capture_ = &s;
+    return k;
+}
+
+// Slow path for launches of kernels selected by SQUALL_CAPTURE. Any problem is a
+// warning; the launch itself always happens exactly once.
+void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** params, size_t count) {
+    KernelInstance plain;
+    plain.function_ = s.function;
+    plain.launch_fn_ = Driver::get().launch_fn();
+    plain.geom_ = s.geom;
+    plain.state_ = &s;
+    auto launch = [&] { plain.launch_args(stream, params, count); };
+    if (s.capture_done) return launch();
+
+    bool take = false;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!s.capture_done) take = capture_counts_[s.def.key()]++ >= capture_.skip;
+    }
+    if (!take) return launch();
+    s.capture_done = true; // one capture per instance, whatever happens below
+
+    const auto& args = s.def.args();
+    if (args.size() != count) {
+        log_warn("capture of '{}' refused: the definition declares {} argument(s) (arg_array / "
+                 "arg_scalar), the launch passed {}",
+                 s.def.key(), args.size(), count);
+        return launch();
+    }
+    Capture c;
+    c.kernel = s.def.to_json();
+    c.problem = s.problem;
+    c.config = s.def.space().config_to_json(s.config);
+    c.device_name = device_.name;
+    Scope scope;
+    std::vector<Value> slots{Value(static_cast<long long>(s.problem[0])),
+                             Value(static_cast<long long>(s.problem[1])),
+                             Value(static_cast<long long>(s.problem[2]))};
+    scope.bind("problem.x", 0);
+    scope.bind("problem.y", 1);
+    scope.bind("problem.z", 2);
+    for (size_t i = 0; i < count; ++i) {
+        if (args[i].is_array) continue;
+        CapturedScalar sc;
+        sc.name = args[i].name;
+        sc.dtype = args[i].dtype;
+        sc.raw.assign(static_cast<const char*>(params[i]),
+                      static_cast<const char*>(params[i]) + dtype_size(sc.dtype));
+        sc.value = scalar_value(sc.dtype, params[i]);
+        scope.bind(sc.name, static_cast<int>(slots.size()));
+        slots.push_back(sc.value);
+        c.scalars.push_back(std::move(sc));
+    }
+    uint64_t total = 0;
+    std::vector<DevicePtr> ptrs;
+    try {
+        size_t scalar_i = 0;
+        for (size_t i = 0; i < count; ++i) {
+            if (!args[i].is_array) {
+                c.order.emplace_back(false, scalar_i++);
+                continue;
+            }
+            CapturedArray a;
+            a.name = args[i].name;
+            a.dtype = args[i].dtype;
+            a.access = args[i].access;
+            a.count = static_cast<uint64_t>(
+                Expr::parse(args[i].count, scope).eval(slots.data()).as_int());
+            total += a.bytes() * (a.access == Access::in ? 1 : 2);
+            DevicePtr p;
+            std::memcpy(&p, params[i], sizeof p);
+            ptrs.push_back(p);
+            c.order.emplace_back(true, c.arrays.size());
+            c.arrays.push_back(std::move(a));
+        }
+    } catch (const std::exception& e) {
+        log_warn("capture of '{}' refused: {}", s.def.key(), e.what());
+        return launch();
+    }
+    if (total > capture_.max_bytes) {
+        log_warn("capture of '{}' refused: it needs {:.1f} MiB, over the limit of {} MiB "
+                 "(SQUALL_CAPTURE_MAX_MB)",
+                 s.def.key(), total / 1048576.0, capture_.max_bytes >> 20);
+        return launch();
+    }
+    Driver& drv = Driver::get();
+    try {
+        drv.stream_synchronize(stream);
+        for (size_t i = 0; i < c.arrays.size(); ++i) {
+            c.arrays[i].before.resize(c.arrays[i].bytes());
+            drv.download(c.arrays[i].before.data(), ptrs[i], c.arrays[i].bytes());
+        }
+    } catch (const std::exception& e) {
+        log_warn("capture of '{}' refused: {}", s.def.key(), e.what());
+        return launch();
+    }
+    launch();
+    try {
+        drv.stream_synchronize(stream);
+        for (size_t i = 0; i < c.arrays.size(); ++i) {
+            if (c.arrays[i].access == Access::in) continue;
+            c.arrays[i].after.resize(c.arrays[i].bytes());
+            drv.download(c.arrays[i].after.data(), ptrs[i], c.arrays[i].bytes());
+        }
+        std::string path = write_capture(capture_.dir, c);
+        log_info("captured '{}' at {} ({:.1f} MiB) to {}", s.def.key(), s.problem.to_string(),
+                 c.total_bytes() / 1048576.0, path);
+    } catch (const std::exception& e) {
+        log_warn("capture of '{}' failed: {}", s.def.key(), e.what());
+    }
+}
+
+} // namespace squall::rt

@@ -1,0 +1,215 @@
+// GPU tests (ctest -L gpu): compile, launch and check results across sampled
+// configurations; the disk cache is hit by a second runtime; wisdom drives selection;
+// capture leaves results unchanged. They fail, not skip, when there is no GPU.
+#include "runtime/runtime.h"
+
+#include "test_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <unistd.h>
+
+using namespace squall::rt;
+using namespace squall::rt::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+    fs::path p =
+        fs::temp_directory_path() / ("squall_rt_gpu_" + name + "_" + std::to_string(getpid()));
+    fs::remove_all(p);
+    return p;
+}
+
+RuntimeOptions options(const fs::path& cache, const std::vector<std::string>& wisdom = {}) {
+    RuntimeOptions o;
+    o.cache_dir = cache.string();
+    o.wisdom_dirs = wisdom;
+    o.capture = CaptureSettings{};
+    return o;
+}
+
+// Runs saxpy with a configuration and returns y; compares against the CPU result.
+template <typename T>
+void check_saxpy(Runtime& rt, const KernelDef& def, const Config& c, int n) {
+    std::vector<T> x(static_cast<size_t>(n)), y(static_cast<size_t>(n)),
+        out(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        x[static_cast<size_t>(i)] = static_cast<T>(std::sin(0.1 * i));
+        y[static_cast<size_t>(i)] = static_cast<T>(i % 17) - T(3);
+    }
+    DeviceBuffer dx(sizeof(T) * x.size()), dy(sizeof(T) * y.size());
+    dx.upload(x.data());
+    dy.upload(y.data());
+    KernelInstance k = rt.instantiate(def, ProblemSize(n), c);
+    const T a = T(1.5);
+    k.launch(nullptr, n, a, dx.get(), dy.get());
+    Driver::get().synchronize();
+    dy.download(out.data());
+    for (int i = 0; i < n; ++i) {
+        const size_t u = static_cast<size_t>(i);
+        const T expect = a * x[u] + y[u] + T(1);
+        ASSERT_EQ(out[u], expect) << k.describe() << " at i=" << i;
+    }
+}
+
+} // namespace
+
+TEST(Gpu, DeviceIsPresent) {
+    Runtime rt(options(fresh_dir("present")));
+    ASSERT_TRUE(rt.has_device()) << rt.no_device_reason();
+    EXPECT_EQ(rt.arch(), rt.device().arch());
+    EXPECT_GT(rt.device().multiprocessor_count, 0);
+}
+
+TEST(Gpu, SaxpyAcrossSampledConfigurations) {
+    fs::path cache = fresh_dir("saxpy");
+    Runtime rt(options(cache));
+    ASSERT_TRUE(rt.has_device()) << rt.no_device_reason();
+    std::mt19937_64 rng(11);
+    for (const char* type : {"float", "double"}) {
+        KernelDef def = saxpy_def(type);
+        const int n = 100'003; // not a multiple of any block size
+        check_saxpy<float>(rt, saxpy_def("float"), saxpy_def("float").space().default_config(), n);
+        for (int s = 0; s < 8; ++s) {
+            Config c = *def.space().sample(rng, ProblemSize(n), rt.device());
+            if (std::string(type) == "float")
+                check_saxpy<float>(rt, def, c, n);
+            else
+                check_saxpy<double>(rt, def, c, n);
+        }
+    }
+    fs::remove_all(cache);
+}
+
+TEST(Gpu, Stencil3dAcrossSampledConfigurations) {
+    fs::path cache = fresh_dir("stencil");
+    Runtime rt(options(cache));
+    ASSERT_TRUE(rt.has_device()) << rt.no_device_reason();
+    const int nx = 70, ny = 33, nz = 19;
+    const size_t cells = static_cast<size_t>(nx + 2) * ny * nz;
+    std::vector<double> in(cells), out(cells), expect(cells, -1.0);
+    for (size_t c = 0; c < cells; ++c) in[c] = std::cos(0.37 * static_cast<double>(c));
+    for (int k = 0; k < nz; ++k)
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i) {
+                size_t c = (static_cast<size_t>(k) * ny + j) * (nx + 2) + i + 1;
+                expect[c] = in[c - 1] + 2.0 * in[c] + in[c + 1];
+            }
+    DeviceBuffer din(cells * 8), dout(cells * 8);
+    din.upload(in.data());
+    KernelDef def = stencil_def("double");
+    std::mt19937_64 rng(12);
+    std::vector<Runtime::Request> reqs;
+    std::vector<Config> configs;
+    for (int s = 0; s < 10; ++s)
+        configs.push_back(*def.space().sample(rng, ProblemSize(nx, ny, nz), rt.device()));
+    for (const auto& c : configs) reqs.push_back({&def, ProblemSize(nx, ny, nz), c});
+    auto instances = rt.instantiate_all(reqs); // parallel compile
+    for (const auto& k : instances) {
+        std::vector<double> init(cells, -1.0);
+        dout.upload(init.data());
+        k.launch(nullptr, din.get(), dout.get());
+        Driver::get().synchronize();
+        dout.download(out.data());
+        for (size_t c = 0; c < cells; ++c)
+            ASSERT_EQ(out[c], expect[c]) << k.describe() << " cell " << c;
+    }
+    fs::remove_all(cache);
+}
+
+TEST(Gpu, SecondRuntimeHitsTheDiskCache) {
+    fs::path cache = fresh_dir("diskcache");
+    KernelDef def = saxpy_def("float");
+    Config c = def.space().config_from_json({{"block_x", 128}, {"items", 2}});
+    {
+        Runtime rt(options(cache));
+        ASSERT_TRUE(rt.has_device());
+        check_saxpy<float>(rt, def, c, 5000);
+        EXPECT_EQ(rt.cache().stats().compiles, 1u);
+        EXPECT_EQ(rt.cache().stats().disk_hits, 0u);
+    }
+    {
+        Runtime rt(options(cache));
+        check_saxpy<float>(rt, def, c, 5000);
+        EXPECT_EQ(rt.cache().stats().compiles, 0u);
+        EXPECT_EQ(rt.cache().stats().disk_hits, 1u);
+    }
+    fs::remove_all(cache);
+}
+
+TEST(Gpu, WisdomSelectsTheRecordedConfiguration) {
+    fs::path cache = fresh_dir("wcache"), wdir = fresh_dir("wisdom");
+    KernelDef def = saxpy_def("double");
+    Runtime probe(options(cache));
+    ASSERT_TRUE(probe.has_device());
+    WisdomRecord r;
+    r.problem = ProblemSize(1 << 16);
+    r.config = def.space().config_from_json({{"block_x", 64}, {"items", 4}, {"min_blocks", 2}});
+    r.time = 1e-5;
+    r.env = current_provenance(probe.device());
+    append_wisdom(wdir.string(), def.key(), def.space(), r);
+    Runtime rt(options(cache, {wdir.string()}));
+    auto sel = rt.select(def, ProblemSize(1 << 16));
+    EXPECT_EQ(sel.level, 1) << sel.reason;
+    KernelInstance k = rt.instantiate(def, ProblemSize(1 << 16));
+    EXPECT_EQ(k.config(), r.config);
+    EXPECT_EQ(k.geometry().block[0], 64u);
+    EXPECT_EQ(rt.select(def, ProblemSize(1 << 18)).level, 2);
+    check_saxpy<double>(rt, def, k.config(), 1 << 16);
+    fs::remove_all(cache);
+    fs::remove_all(wdir);
+}
+
+TEST(Gpu, CaptureRecordsReferenceWithoutChangingResults) {
+    fs::path cache = fresh_dir("ccache"), cdir = fresh_dir("captures");
+    RuntimeOptions o = options(cache);
+    o.capture = CaptureSettings{{"saxpy_*"}, 1, cdir.string(), 64ull << 20};
+    Runtime rt(o);
+    ASSERT_TRUE(rt.has_device());
+    KernelDef def = saxpy_def("float");
+    const int n = 3001;
+    std::vector<float> x(n), y(n, 2.0f), out(n);
+    for (int i = 0; i < n; ++i) x[static_cast<size_t>(i)] = 0.5f * static_cast<float>(i);
+    DeviceBuffer dx(n * 4), dy(n * 4);
+    dx.upload(x.data());
+    dy.upload(y.data());
+    KernelInstance k = rt.instantiate(def, ProblemSize(n));
+    for (int rep = 0; rep < 3; ++rep)
+        k.launch(nullptr, n, 2.0f, dx.get(), dy.get()); // 2nd is captured
+    Driver::get().synchronize();
+    dy.download(out.data());
+    for (int i = 0; i < n; ++i) {
+        float v = 2.0f;
+        for (int rep = 0; rep < 3; ++rep) v = 2.0f * x[static_cast<size_t>(i)] + v + 1.0f;
+        ASSERT_EQ(out[static_cast<size_t>(i)], v) << i;
+    }
+    std::vector<fs::path> jsons;
+    for (const auto& e : fs::directory_iterator(cdir))
+        if (e.path().extension() == ".json") jsons.push_back(e.path());
+    ASSERT_EQ(jsons.size(), 1u);
+    Capture cap = load_capture(jsons[0].string());
+    ASSERT_EQ(cap.arrays.size(), 2u);
+    // Skip=1: the capture saw y after one launch and recorded it after the second.
+    const float* before = reinterpret_cast<const float*>(cap.arrays[1].before.data());
+    const float* after = reinterpret_cast<const float*>(cap.arrays[1].after.data());
+    for (int i = 0; i < n; ++i) {
+        float y1 = 2.0f * x[static_cast<size_t>(i)] + 2.0f + 1.0f;
+        ASSERT_EQ(before[i], y1);
+        ASSERT_EQ(after[i], 2.0f * x[static_cast<size_t>(i)] + y1 + 1.0f);
+    }
+    // A capture over the size limit is refused and the run continues.
+    RuntimeOptions small = options(cache);
+    small.capture = CaptureSettings{{"*"}, 0, (cdir / "small").string(), 1024};
+    Runtime rt2(small);
+    KernelInstance k2 = rt2.instantiate(def, ProblemSize(n));
+    k2.launch(nullptr, n, 2.0f, dx.get(), dy.get());
+    Driver::get().synchronize();
+    EXPECT_FALSE(fs::exists(cdir / "small") && !fs::is_empty(cdir / "small"));
+    fs::remove_all(cache);
+    fs::remove_all(cdir);
+}

@@ -1,0 +1,2 @@
+// Anchor for the embedded test kernel table (see CMakeLists.txt).
+#include "test_kernels.h"

@@ -1,0 +1,334 @@
+#include "runtime/log.h"
+#include "runtime/wisdom.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace squall::rt;
+namespace fs = std::filesystem;
+
+namespace {
+
+ConfigSpace space() {
+    ConfigSpace s;
+    s.add_param("bx", {32, 64, 128, 256}, 256);
+    s.add_param("by", {1, 2, 4}, 1);
+    s.add_restriction("bx * by <= 512");
+    return s;
+}
+
+DeviceInfo h200() {
+    DeviceInfo d = DeviceInfo::for_arch("sm_90");
+    d.name = "NVIDIA H200";
+    return d;
+}
+
+WisdomRecord rec(const std::string& device, const std::string& cc, ProblemSize p, int bx, int by,
+                 const std::string& origin) {
+    WisdomRecord r;
+    r.problem = p;
+    r.config.values = {Value(bx), Value(by)};
+    r.time = 1e-3;
+    r.env.device_name = device;
+    r.env.compute_capability = cc;
+    r.origin = origin;
+    return r;
+}
+
+// Captures warnings so tests can check that bad input is reported, not fatal.
+struct WarningCatcher {
+    std::vector<std::string> messages;
+    WarningCatcher() {
+        set_log_sink([this](LogLevel l, const std::string& m) {
+            if (l == LogLevel::warn) messages.push_back(m);
+        });
+    }
+    ~WarningCatcher() { set_log_sink(nullptr); }
+    bool any(const std::string& needle) const {
+        for (const auto& m : messages)
+            if (m.find(needle) != std::string::npos) return true;
+        return false;
+    }
+};
+
+fs::path temp_dir(const std::string& name) {
+    fs::path p =
+        fs::temp_directory_path() / ("squall_rt_test_" + name + "_" + std::to_string(getpid()));
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p;
+}
+
+} // namespace
+
+struct SelectCase {
+    const char* what;
+    std::vector<WisdomRecord> records;
+    ProblemSize problem;
+    std::string match_name; // device name to match (override)
+    int level;
+    int bx, by;
+};
+
+TEST(Wisdom, SelectionTable) {
+    const std::string H200 = "NVIDIA H200", H100 = "NVIDIA H100", A100 = "NVIDIA A100";
+    const ProblemSize P512(512, 512, 512), P256(256, 256, 256), P1024(1024, 1024, 1024);
+    const ProblemSize P512x256(512, 512, 256);
+    std::vector<SelectCase> cases = {
+        {"no records -> default", {}, P512, H200, 5, 256, 1},
+        {"level 1: same device, exact size",
+         {rec(H200, "9.0", P256, 32, 1, "a"), rec(H200, "9.0", P512, 64, 2, "b"),
+          rec(H100, "9.0", P512, 128, 1, "c")},
+         P512,
+         H200,
+         1,
+         64,
+         2},
+        {"level 2: same device, nearest size beats other device exact size",
+         {rec(H100, "9.0", P512, 128, 1, "a"), rec(H200, "9.0", P256, 32, 4, "b"),
+          rec(H200, "9.0", ProblemSize(64, 64, 64), 64, 1, "c")},
+         P512,
+         H200,
+         2,
+         32,
+         4},
+        {"level 3: same compute capability",
+         {rec(A100, "8.0", P512, 128, 1, "a"), rec(H100, "9.0", P1024, 64, 4, "b")},
+         P512,
+         H200,
+         3,
+         64,
+         4},
+        {"level 4: any device, nearest",
+         {rec(A100, "8.0", P1024, 128, 1, "a"),
+          rec(A100, "8.0", ProblemSize(128, 128, 128), 64, 1, "b")},
+         P512,
+         H200,
+         4,
+         128,
+         1},
+        {"tie on distance: the later record wins",
+         {rec(H200, "9.0", P256, 32, 1, "a"), rec(H200, "9.0", P1024, 128, 2, "b")},
+         P512,
+         H200,
+         2,
+         128,
+         2},
+        {"tie on distance, reversed order",
+         {rec(H200, "9.0", P1024, 128, 2, "a"), rec(H200, "9.0", P256, 32, 1, "b")},
+         P512,
+         H200,
+         2,
+         32,
+         1},
+        {"duplicate exact records: the later wins",
+         {rec(H200, "9.0", P512, 32, 1, "a"), rec(H200, "9.0", P512, 128, 4, "b")},
+         P512,
+         H200,
+         1,
+         128,
+         4},
+        {"per-axis distance: one axis off by 2x (distance 1) beats two axes (sqrt 2)",
+         {rec(H200, "9.0", ProblemSize(256, 1024, 512), 32, 1, "a"),
+          rec(H200, "9.0", P512x256, 64, 1, "b")},
+         P512,
+         H200,
+         2,
+         64,
+         1},
+        {"per-axis distance is not the volume",
+         // same volume as 512^3 but far per axis, against a nearby smaller box
+         {rec(H200, "9.0", ProblemSize(2048, 256, 256), 32, 1, "a"),
+          rec(H200, "9.0", P256, 64, 2, "b")},
+         P512,
+         H200,
+         2,
+         64,
+         2},
+        {"device override selects another device's records",
+         {rec(H200, "9.0", P512, 32, 1, "a"), rec(H100, "9.0", P512, 128, 4, "b")},
+         P512,
+         H100,
+         1,
+         128,
+         4},
+        {"records invalid for this problem are passed over (bx*by > 512)",
+         {rec(A100, "8.0", P512, 64, 1, "a"), rec(H200, "9.0", P512, 256, 4, "b")},
+         P512,
+         H200,
+         4,
+         64,
+         1},
+    };
+    ConfigSpace s = space();
+    for (const auto& c : cases) {
+        Wisdom w;
+        for (const auto& r : c.records) w.add(r);
+        WisdomSelection sel = w.select(c.problem, h200(), c.match_name, s);
+        EXPECT_EQ(sel.level, c.level) << c.what << ": " << sel.reason;
+        EXPECT_EQ(sel.config[0].as_int(), c.bx) << c.what << ": " << sel.reason;
+        EXPECT_EQ(sel.config[1].as_int(), c.by) << c.what << ": " << sel.reason;
+        EXPECT_NE(sel.reason.find("level " + std::to_string(c.level)), std::string::npos)
+            << sel.reason;
+    }
+}
+
+TEST(Wisdom, DistanceIsPerAxisLog2) {
+    EXPECT_DOUBLE_EQ(problem_distance(ProblemSize(512, 512, 512), ProblemSize(256, 512, 512)), 1.0);
+    EXPECT_DOUBLE_EQ(problem_distance(ProblemSize(512, 512, 512), ProblemSize(256, 1024, 512)),
+                     std::sqrt(2.0));
+    EXPECT_DOUBLE_EQ(problem_distance(ProblemSize(8), ProblemSize(8)), 0.0);
+}
+
+TEST(Wisdom, DeviceOverrideFromEnvironment) {
+    DeviceInfo d = h200();
+    unsetenv("SQUALL_WISDOM_DEVICE");
+    EXPECT_EQ(wisdom_device_name(d), "NVIDIA H200");
+    setenv("SQUALL_WISDOM_DEVICE", "NVIDIA H100", 1);
+    EXPECT_EQ(wisdom_device_name(d), "NVIDIA H100");
+    unsetenv("SQUALL_WISDOM_DEVICE");
+}
+
+TEST(Wisdom, WriteThenLoadFromSearchPath) {
+    fs::path a = temp_dir("wisdom_a"), b = temp_dir("wisdom_b");
+    ConfigSpace s = space();
+    WisdomRecord r1 = rec("NVIDIA H200", "9.0", ProblemSize(256, 256, 256), 32, 2, "");
+    r1.env = current_provenance(h200());
+    append_wisdom(a.string(), "saxpy_float", s, r1);
+    WisdomRecord r2 = rec("NVIDIA H200", "9.0", ProblemSize(256, 256, 256), 128, 4, "");
+    append_wisdom(b.string(), "saxpy_float", s, r2);
+
+    std::ifstream in(a / "saxpy_float.wisdom");
+    std::string header, line;
+    std::getline(in, header);
+    std::getline(in, line);
+    auto h = nlohmann::json::parse(header);
+    EXPECT_EQ(h["type"], "squall-wisdom");
+    EXPECT_EQ(h["version"], 1);
+    EXPECT_EQ(h["param_names"], nlohmann::json({"bx", "by"}));
+    auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["environment"]["compute_capability"], "9.0");
+    EXPECT_FALSE(j["environment"]["date"].get<std::string>().empty());
+    EXPECT_FALSE(j["environment"]["host"].get<std::string>().empty());
+
+    Wisdom w = Wisdom::load("saxpy_float", s, {a.string(), b.string()});
+    ASSERT_EQ(w.records().size(), 2u);
+    // The later directory wins the tie on the exact same size.
+    auto sel = w.select(ProblemSize(256, 256, 256), h200(), "NVIDIA H200", s);
+    EXPECT_EQ(sel.level, 1);
+    EXPECT_EQ(sel.config[0].as_int(), 128);
+    EXPECT_NE(sel.reason.find((b / "saxpy_float.wisdom").string()), std::string::npos)
+        << sel.reason;
+
+    setenv("SQUALL_WISDOM_PATH", (a.string() + ":" + b.string()).c_str(), 1);
+    auto path = wisdom_search_path({"/user/dir"});
+    unsetenv("SQUALL_WISDOM_PATH");
+    ASSERT_GE(path.size(), 3u);
+    EXPECT_EQ(path[path.size() - 3], "/user/dir");
+    EXPECT_EQ(path[path.size() - 2], a.string());
+    EXPECT_EQ(path.back(), b.string());
+    fs::remove_all(a);
+    fs::remove_all(b);
+}
+
+TEST(Wisdom, ProjectDirectoryIsFound) {
+    // The tests run from the build tree of a checkout that has wisdom/ and kernels/.
+    std::string dir = project_wisdom_dir();
+    ASSERT_FALSE(dir.empty());
+    EXPECT_TRUE(fs::is_directory(dir));
+    EXPECT_EQ(fs::path(dir).filename(), "wisdom");
+}
+
+namespace {
+const char* header_line =
+    R"({"type":"squall-wisdom","version":1,"key":"k","objective":"time","param_names":["bx","by"]})";
+std::string good_line(int bx) {
+    return R"({"problem_size":[512,512,512],"config":{"bx":)" + std::to_string(bx) +
+           R"(,"by":1},"time":0.001,"default_time":0.002,"environment":{"device_name":"NVIDIA H200","compute_capability":"9.0"}})";
+}
+size_t parse_records(const std::string& text, WarningCatcher& w) {
+    Wisdom wis;
+    std::istringstream in(text);
+    wis.parse(in, "test.wisdom", "k", space());
+    (void)w;
+    return wis.records().size();
+}
+} // namespace
+
+TEST(Wisdom, CorruptFilesAreSkippedWithWarnings) {
+    {
+        WarningCatcher w;
+        std::string text = std::string(header_line) + "\n" + good_line(64) + "\n" +
+                           good_line(128).substr(0, 40) + "\n"; // truncated last line
+        EXPECT_EQ(parse_records(text, w), 1u);
+        EXPECT_TRUE(w.any("test.wisdom:3")) << "truncated line";
+    }
+    {
+        WarningCatcher w;
+        std::string bad = good_line(64);
+        bad.replace(bad.find("\"time\":0.001"), 12, "\"time\":\"fast\"");
+        EXPECT_EQ(parse_records(std::string(header_line) + "\n" + bad + "\n" + good_line(32), w),
+                  1u);
+        EXPECT_TRUE(w.any("test.wisdom:2")) << "wrong type";
+    }
+    {
+        WarningCatcher w;
+        std::string text =
+            std::string(header_line) + "\n" +
+            R"({"problem_size":[512,"x",512],"config":{"bx":64},"time":1,"environment":{"device_name":"a","compute_capability":"9.0"}})";
+        EXPECT_EQ(parse_records(text, w), 0u);
+        EXPECT_TRUE(w.any("problem_size"));
+    }
+    {
+        WarningCatcher w;
+        std::string unknown = good_line(64);
+        unknown.replace(unknown.find("\"by\":1"), 6, "\"by\":1,\"bz\":2");
+        EXPECT_EQ(
+            parse_records(std::string(header_line) + "\n" + unknown + "\n" + good_line(32), w), 1u);
+        EXPECT_TRUE(w.any("unknown parameter 'bz'"));
+    }
+    {
+        WarningCatcher w;
+        EXPECT_EQ(parse_records(std::string(header_line) + "\n" + good_line(48), w), 0u);
+        EXPECT_TRUE(w.any("not allowed")) << "value no longer in the space";
+    }
+    {
+        WarningCatcher w;
+        std::string v2 = header_line;
+        v2.replace(v2.find("\"version\":1"), 11, "\"version\":2");
+        EXPECT_EQ(parse_records(v2 + "\n" + good_line(64), w), 0u);
+        EXPECT_TRUE(w.any("version 2"));
+    }
+    {
+        WarningCatcher w;
+        EXPECT_EQ(parse_records(good_line(64) + "\n" + good_line(64), w), 0u);
+        EXPECT_TRUE(w.any("header"));
+    }
+    {
+        WarningCatcher w;
+        std::string other = header_line;
+        other.replace(other.find("\"key\":\"k\""), 9, "\"key\":\"other\"");
+        EXPECT_EQ(parse_records(other + "\n" + good_line(64), w), 0u);
+        EXPECT_TRUE(w.any("does not match"));
+    }
+    {
+        WarningCatcher w;
+        EXPECT_EQ(parse_records(std::string("\x01\x02garbage{{{\n"), w), 0u);
+        EXPECT_EQ(parse_records("", w), 0u);
+    }
+}
+
+TEST(Wisdom, UnreadableFileIsAWarning) {
+    fs::path d = temp_dir("wisdom_dir_as_file");
+    fs::create_directories(d / "k.wisdom"); // a directory where the file should be
+    WarningCatcher w;
+    Wisdom wis = Wisdom::load("k", space(), {d.string(), "/nonexistent/dir"});
+    EXPECT_TRUE(wis.records().empty());
+    fs::remove_all(d);
+}
