@@ -165,6 +165,12 @@ std::string tmp_dir() {
     return p.string();
 }
 
+// Removes this process's scratch directory after the tests.
+struct CleanTmp : ::testing::Environment {
+    void TearDown() override { fs::remove_all(tmp_dir()); }
+};
+const auto* const clean_tmp = ::testing::AddGlobalTestEnvironment(new CleanTmp);
+
 class StatsFile : public ::testing::TestWithParam<std::pair<bool, bool>> {};
 
 TEST_P(StatsFile, AnalyticMeansVariancesAndFluxes) {

@@ -117,6 +117,7 @@ TEST(StatsMpi, TwoRanksEqualOneRank) {
         }
         EXPECT_EQ(stats_test::read_string_attr(d + "/two.h5", "/", "configuration"),
                   "yaml: here\n");
+        std::filesystem::remove_all(d);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }
