@@ -1,0 +1,374 @@
+// Analytic properties of the advection kernels (kernels/advec.cuh).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/advec.cuh"
+#include "kernels/pressure.cuh"
+#include "sanity_box.h"
+
+namespace {
+
+using sanity::Box;
+using sanity::tol;
+
+template <typename T>
+class AdvecSanity : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(AdvecSanity, Precisions);
+
+// Velocities used by most tests: random, impermeable walls.
+template <typename T>
+struct Wind {
+    std::vector<T> u, v, w;
+    Wind(const Box<T>& b, std::uint32_t seed)
+        : u(b.random(seed)), v(b.random(seed + 1)), w(b.random(seed + 2)) {
+        b.zero_w_walls(w);
+    }
+};
+
+// A constant scalar is transported by the (density-weighted) velocity divergence only:
+// s_t = -c div(u), for both schemes, including the near-wall levels of 2i5.
+TYPED_TEST(AdvecSanity, ConstantScalarGivesMinusCTimesDivergence) {
+    using T = TypeParam;
+    const Box<T> b(1.5, 0.7);
+    const Wind<T> wind(b, 11);
+    const T c = T(2.5);
+    const auto s = b.field(c);
+    auto st2 = b.field(), st5 = b.field();
+    b.apply_c(sq::AdvecS2<T>{st2.data(), s.data(), wind.u.data(), wind.v.data(), wind.w.data(),
+                             b.dzi.data(), b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
+    b.apply_c(sq::AdvecS2i5<T>{st5.data(), s.data(), wind.u.data(), wind.v.data(), wind.w.data(),
+                               b.dzi.data(), b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk,
+                               b.kstart, b.kend});
+    const sq::Divergence<T> div{wind.u.data(), wind.v.data(), wind.w.data(), b.dzi.data(),
+                                b.rho.data(),  b.rhoh.data(), b.dxi,         b.dyi,
+                                b.jj,          b.kk};
+    const double scale = 2.5 * 4 * 40; // c * a few velocity differences * max inverse spacing
+    for (int k = b.kstart; k < b.kend; ++k)
+        for (int j = b.jstart; j < b.jend; ++j)
+            for (int i = b.istart; i < b.iend; ++i) {
+                const double expect = -double(c) * double(div(i, j, k));
+                ASSERT_NEAR(st2[b.idx(i, j, k)], expect, tol<T>(scale))
+                    << i << " " << j << " " << k;
+                ASSERT_NEAR(st5[b.idx(i, j, k)], expect, tol<T>(scale))
+                    << i << " " << j << " " << k;
+            }
+}
+
+// A discretely divergence-free field (two stream functions, psi = 0 on the walls) leaves a
+// constant scalar unchanged.
+TYPED_TEST(AdvecSanity, DivergenceFreeFlowKeepsConstantScalar) {
+    using T = TypeParam;
+    const Box<T> b(1.5, 0.0);
+    const auto psi_xy = b.random(21), psi_xz0 = b.random(22);
+    auto psi_xz = psi_xz0; // at (xh, zh) corners, zero on both walls
+    b.zero_w_walls(psi_xz);
+    auto u = b.field(), v = b.field(), w = b.field();
+    for (int k = 0; k < b.kcells - 1; ++k)
+        for (int j = 0; j < b.jcells - 1; ++j)
+            for (int i = 0; i < b.icells - 1; ++i) {
+                const int n = b.idx(i, j, k);
+                u[n] = -(psi_xy[n + b.jj] - psi_xy[n]) * b.dyi +
+                       (psi_xz[n + b.kk] - psi_xz[n]) * b.dzi[k];
+                v[n] = (psi_xy[n + 1] - psi_xy[n]) * b.dxi;
+                w[n] = -(psi_xz[n + 1] - psi_xz[n]) * b.dxi;
+            }
+    const T c = T(-1.25);
+    const auto s = b.field(c);
+    auto st2 = b.field(), st5 = b.field();
+    b.apply_c(sq::AdvecS2<T>{st2.data(), s.data(), u.data(), v.data(), w.data(), b.dzi.data(),
+                             b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
+    b.apply_c(sq::AdvecS2i5<T>{st5.data(), s.data(), u.data(), v.data(), w.data(), b.dzi.data(),
+                               b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk, b.kstart,
+                               b.kend});
+    const double scale = 1.25 * 4 * 40 * 40;
+    for (int k = b.kstart; k < b.kend; ++k)
+        for (int j = b.jstart; j < b.jend; ++j)
+            for (int i = b.istart; i < b.iend; ++i) {
+                ASSERT_NEAR(st2[b.idx(i, j, k)], 0, tol<T>(scale));
+                ASSERT_NEAR(st5[b.idx(i, j, k)], 0, tol<T>(scale));
+            }
+}
+
+// Scheme 2, uniform wind (U0, V0, W0), s = x^2 + y^2 + z on the stretched grid: the central
+// flux difference is exact, s_t = -(2 U0 x + 2 V0 y + W0).
+TYPED_TEST(AdvecSanity, Scheme2ScalarPolynomialExact) {
+    using T = TypeParam;
+    const Box<T> b(1.5, 0.0);
+    const double U0 = 0.7, V0 = -1.3, W0 = 0.4;
+    const auto u = b.field(T(U0)), v = b.field(T(V0)), w = b.field(T(W0));
+    const auto s =
+        b.make([&](int i, int j, int k) { return b.x(i) * b.x(i) + b.y(j) * b.y(j) + b.zd[k]; });
+    auto st = b.field();
+    b.apply_c(sq::AdvecS2<T>{st.data(), s.data(), u.data(), v.data(), w.data(), b.dzi.data(),
+                             b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
+    for (int k = b.kstart; k < b.kend; ++k)
+        for (int j = b.jstart; j < b.jend; ++j)
+            for (int i = b.istart; i < b.iend; ++i)
+                ASSERT_NEAR(st[b.idx(i, j, k)], -(2 * U0 * b.x(i) + 2 * V0 * b.y(j) + W0),
+                            tol<T>(40));
+}
+
+// Scheme 2 momentum, linear fields: u = a x + c y, v = V0 gives -(d(uu)/dx + d(uv)/dy)
+// = -(2 a u + V0 c); v = a y gives -2 a^2 y; w = a zh (uniform grid) gives -2 a^2 zh.
+// For linear fields the 5th-order interpolations are exact too, so 2i5 must agree
+// (away from the walls, where 2i5 drops the wall flux).
+TYPED_TEST(AdvecSanity, MomentumLinearFieldsExactBothSchemes) {
+    using T = TypeParam;
+    const Box<T> b(0.0, 0.0);
+    const double a = 1.7, c = -0.6, V0 = 0.9;
+    const auto zero = b.field();
+    {
+        const auto u = b.make([&](int i, int j, int) { return a * b.xh(i) + c * b.y(j); });
+        const auto v = b.field(T(V0));
+        auto ut2 = b.field(), ut5 = b.field();
+        b.apply_c(sq::AdvecU2<T>{ut2.data(), u.data(), v.data(), zero.data(), b.dzi.data(),
+                                 b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
+        b.apply_c(sq::AdvecU2i5<T>{ut5.data(), u.data(), v.data(), zero.data(), b.dzi.data(),
+                                   b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk, b.kstart,
+                                   b.kend});
+        for (int k = b.kstart; k < b.kend; ++k)
+            for (int j = b.jstart; j < b.jend; ++j)
+                for (int i = b.istart; i < b.iend; ++i) {
+                    const double uu = a * b.xh(i) + c * b.y(j);
+                    ASSERT_NEAR(ut2[b.idx(i, j, k)], -(2 * a * uu + V0 * c), tol<T>(20));
+                    ASSERT_NEAR(ut5[b.idx(i, j, k)], -(2 * a * uu + V0 * c), tol<T>(20));
+                }
+    }
+    {
+        const auto v = b.make([&](int, int j, int) { return a * b.yh(j); });
+        auto vt2 = b.field(), vt5 = b.field();
+        b.apply_c(sq::AdvecV2<T>{vt2.data(), zero.data(), v.data(), zero.data(), b.dzi.data(),
+                                 b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
+        b.apply_c(sq::AdvecV2i5<T>{vt5.data(), zero.data(), v.data(), zero.data(), b.dzi.data(),
+                                   b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk, b.kstart,
+                                   b.kend});
+        for (int k = b.kstart; k < b.kend; ++k)
+            for (int j = b.jstart; j < b.jend; ++j)
+                for (int i = b.istart; i < b.iend; ++i) {
+                    ASSERT_NEAR(vt2[b.idx(i, j, k)], -2 * a * a * b.yh(j), tol<T>(20));
+                    ASSERT_NEAR(vt5[b.idx(i, j, k)], -2 * a * a * b.yh(j), tol<T>(20));
+                }
+    }
+    {
+        const auto w = b.make([&](int, int, int k) { return a * b.zhd[k]; });
+        auto wt2 = b.field(), wt5 = b.field();
+        b.apply_w(sq::AdvecW2<T>{wt2.data(), zero.data(), zero.data(), w.data(), b.dzhi.data(),
+                                 b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
+        b.apply_w(sq::AdvecW2i5<T>{wt5.data(), zero.data(), zero.data(), w.data(), b.dzhi.data(),
+                                   b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk, b.kstart,
+                                   b.kend});
+        for (int k = b.kstart + 1; k < b.kend; ++k)
+            for (int j = b.jstart; j < b.jend; ++j)
+                for (int i = b.istart; i < b.iend; ++i) {
+                    ASSERT_NEAR(wt2[b.idx(i, j, k)], -2 * a * a * b.zhd[k], tol<T>(20));
+                    ASSERT_NEAR(wt5[b.idx(i, j, k)], -2 * a * a * b.zhd[k], tol<T>(20));
+                }
+    }
+}
+
+// 2i5 horizontally: with a uniform wind of either sign the 5th-order upwind flux difference
+// is exact for polynomials up to degree 4 (the dissipation is a 6th difference... of the
+// fluxes, zero for quartics): s_t = -(U0 ds/dx + V0 ds/dy).
+TYPED_TEST(AdvecSanity, Scheme2i5HorizontalQuarticExact) {
+    using T = TypeParam;
+    const Box<T> b(1.5, 0.0);
+    for (const double U0 : {0.8, -0.8}) {
+        const double V0 = -0.5 * U0;
+        const auto u = b.field(T(U0)), v = b.field(T(V0)), w = b.field();
+        const auto s = b.make([&](int i, int j, int) {
+            const double x = b.x(i), y = b.y(j);
+            return x * x * x * x - 2 * x * x * x + y * y * y * y + 0.5 * y * y;
+        });
+        auto st = b.field();
+        b.apply_c(sq::AdvecS2i5<T>{st.data(), s.data(), u.data(), v.data(), w.data(), b.dzi.data(),
+                                   b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk, b.kstart,
+                                   b.kend});
+        for (int k = b.kstart; k < b.kend; ++k)
+            for (int j = b.jstart; j < b.jend; ++j)
+                for (int i = b.istart; i < b.iend; ++i) {
+                    const double x = b.x(i), y = b.y(j);
+                    const double dsdx = 4 * x * x * x - 6 * x * x, dsdy = 4 * y * y * y + y;
+                    ASSERT_NEAR(st[b.idx(i, j, k)], -(U0 * dsdx + V0 * dsdy), tol<T>(200));
+                }
+    }
+}
+
+// 2i5 vertically on a uniform grid with w = W0 inside and 0 on the walls, s = z:
+// every order (F2, F3, F5) is exact for a linear field, so all cells with two open faces
+// give -W0; the bottom cell too (its wall flux is 0 and zh[kstart] = 0); the top cell
+// gets +W0 zh[kend-1] / dz. For a quartic the interior cells (F5 on both faces) are exact.
+TYPED_TEST(AdvecSanity, Scheme2i5VerticalNearWallLevels) {
+    using T = TypeParam;
+    const Box<T> b(0.0, 0.0);
+    const double W0 = 0.6;
+    const auto zero = b.field();
+    auto w = b.field(T(W0));
+    b.zero_w_walls(w);
+    const double dz = b.zhd[b.kstart + 1];
+    for (const int power : {1, 4}) {
+        const auto s = b.make([&](int, int, int k) { return std::pow(b.zd[k], power); });
+        auto st = b.field();
+        b.apply_c(sq::AdvecS2i5<T>{st.data(), s.data(), zero.data(), zero.data(), w.data(),
+                                   b.dzi.data(), b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj,
+                                   b.kk, b.kstart, b.kend});
+        for (int k = b.kstart; k < b.kend; ++k) {
+            const double z = b.zd[k];
+            double expect;
+            if (power == 1)
+                expect = k == b.kend - 1 ? W0 * b.zhd[k] / dz : -W0;
+            else if (k >= b.kstart + 3 && k < b.kend - 3)
+                expect = -W0 * 4 * z * z * z;
+            else
+                continue;
+            for (int j = b.jstart; j < b.jend; ++j)
+                for (int i = b.istart; i < b.iend; ++i)
+                    ASSERT_NEAR(st[b.idx(i, j, k)], expect, tol<T>(20)) << "k=" << k;
+        }
+    }
+}
+
+// Conservation: with horizontally uniform u, v (no horizontal flux divergence) and random
+// w, s, the density-weighted column integral of the tendency of centred variables vanishes
+// (every face has one flux; the wall faces have none). For w the boundary fluxes at the
+// centres kstart and kend-1 remain: (w/2)^2 weighted by rho.
+TYPED_TEST(AdvecSanity, VerticalFluxFormIsConservative) {
+    using T = TypeParam;
+    const Box<T> b(1.5, 0.7);
+    const auto uz = b.random(31), vz = b.random(32);
+    const auto u = b.make([&](int, int, int k) { return uz[b.idx(0, 0, k)]; });
+    const auto v = b.make([&](int, int, int k) { return vz[b.idx(0, 0, k)]; });
+    auto w = b.random(33);
+    b.zero_w_walls(w);
+    const auto s = b.random(34);
+    auto st2 = b.field(), st5 = b.field(), ut2 = b.field(), ut5 = b.field(), vt2 = b.field(),
+         vt5 = b.field(), wt2 = b.field(), wt5 = b.field();
+    const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
+    // s varies horizontally: advect it with w only.
+    const auto zero = b.field();
+    b.apply_c(sq::AdvecS2<T>{st2.data(), s.data(), zero.data(), zero.data(), w.data(), dzi, rho,
+                             rhoh, b.dxi, b.dyi, b.jj, b.kk});
+    b.apply_c(sq::AdvecS2i5<T>{st5.data(), s.data(), zero.data(), zero.data(), w.data(), dzi, rho,
+                               rhoh, b.dxi, b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_c(sq::AdvecU2<T>{ut2.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi, b.dyi,
+                             b.jj, b.kk});
+    b.apply_c(sq::AdvecU2i5<T>{ut5.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi,
+                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_c(sq::AdvecV2<T>{vt2.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi, b.dyi,
+                             b.jj, b.kk});
+    b.apply_c(sq::AdvecV2i5<T>{vt5.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi,
+                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    // w advecting itself must be horizontally uniform for its horizontal terms to vanish.
+    auto wz = b.make([&](int, int, int k) { return w[b.idx(0, 0, k)]; });
+    b.apply_w(sq::AdvecW2<T>{wt2.data(), u.data(), v.data(), wz.data(), dzhi, rho, rhoh, b.dxi,
+                             b.dyi, b.jj, b.kk});
+    b.apply_w(sq::AdvecW2i5<T>{wt5.data(), u.data(), v.data(), wz.data(), dzhi, rho, rhoh, b.dxi,
+                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    for (int j = b.jstart; j < b.jend; ++j)
+        for (int i = b.istart; i < b.iend; ++i) {
+            double sum[6] = {0, 0, 0, 0, 0, 0}, sumw[2] = {0, 0};
+            for (int k = b.kstart; k < b.kend; ++k) {
+                const int n = b.idx(i, j, k);
+                const double m = double(b.rho[k]) * double(b.dz[k]);
+                sum[0] += m * st2[n], sum[1] += m * st5[n], sum[2] += m * ut2[n];
+                sum[3] += m * ut5[n], sum[4] += m * vt2[n], sum[5] += m * vt5[n];
+                if (k > b.kstart) {
+                    const double mh = double(b.rhoh[k]) / double(b.dzhi[k]);
+                    sumw[0] += mh * wt2[n], sumw[1] += mh * wt5[n];
+                }
+            }
+            for (int m = 0; m < 6; ++m) ASSERT_NEAR(sum[m], 0, tol<T>(10)) << "kernel " << m;
+            const double wb = 0.5 * wz[b.idx(i, j, b.kstart + 1)];
+            const double wtop = 0.5 * wz[b.idx(i, j, b.kend - 1)];
+            const double expect_w = -(b.rho[b.kend - 1] * wtop * wtop - b.rho[b.kstart] * wb * wb);
+            ASSERT_NEAR(sumw[0], expect_w, tol<T>(10));
+            ASSERT_NEAR(sumw[1], expect_w, tol<T>(10));
+        }
+}
+
+// Conservation horizontally: doubly periodic random fields, w = 0: the sum over each level
+// of every tendency is zero.
+TYPED_TEST(AdvecSanity, HorizontalFluxFormIsConservative) {
+    using T = TypeParam;
+    const Box<T> b(1.5, 0.7);
+    auto u = b.random(41), v = b.random(42), s = b.random(43), wv = b.random(44);
+    for (auto* a : {&u, &v, &s, &wv}) b.periodic(*a);
+    const auto w0 = b.field();
+    const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
+    std::vector<std::vector<T>> t(8, b.field());
+    b.apply_c(sq::AdvecS2<T>{t[0].data(), s.data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh,
+                             b.dxi, b.dyi, b.jj, b.kk});
+    b.apply_c(sq::AdvecS2i5<T>{t[1].data(), s.data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh,
+                               b.dxi, b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_c(sq::AdvecU2<T>{t[2].data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh, b.dxi,
+                             b.dyi, b.jj, b.kk});
+    b.apply_c(sq::AdvecU2i5<T>{t[3].data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh, b.dxi,
+                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_c(sq::AdvecV2<T>{t[4].data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh, b.dxi,
+                             b.dyi, b.jj, b.kk});
+    b.apply_c(sq::AdvecV2i5<T>{t[5].data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh, b.dxi,
+                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    // w: subtract the vertical part (the same kernel with u = v = 0) to keep the horizontal one.
+    b.apply_w(sq::AdvecW2<T>{t[6].data(), u.data(), v.data(), wv.data(), dzhi, rho, rhoh, b.dxi,
+                             b.dyi, b.jj, b.kk});
+    b.apply_w(sq::AdvecW2i5<T>{t[7].data(), u.data(), v.data(), wv.data(), dzhi, rho, rhoh, b.dxi,
+                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    auto wz2 = b.field(), wz5 = b.field();
+    b.apply_w(sq::AdvecW2<T>{wz2.data(), w0.data(), w0.data(), wv.data(), dzhi, rho, rhoh, b.dxi,
+                             b.dyi, b.jj, b.kk});
+    b.apply_w(sq::AdvecW2i5<T>{wz5.data(), w0.data(), w0.data(), wv.data(), dzhi, rho, rhoh, b.dxi,
+                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    for (int n = 0; n < b.ncells; ++n) t[6][n] -= wz2[n], t[7][n] -= wz5[n];
+    for (int k = b.kstart; k < b.kend; ++k)
+        for (int m = 0; m < 8; ++m) {
+            if (m >= 6 && k == b.kstart) continue;
+            double sum = 0, mag = 0;
+            for (int j = b.jstart; j < b.jend; ++j)
+                for (int i = b.istart; i < b.iend; ++i) {
+                    sum += t[m][b.idx(i, j, k)];
+                    mag += std::abs(double(t[m][b.idx(i, j, k)]));
+                }
+            ASSERT_GT(mag, 1.0) << "kernel " << m << " produced no horizontal tendency";
+            ASSERT_NEAR(sum, 0, tol<T>(mag)) << "kernel " << m << " k=" << k;
+        }
+}
+
+// 2i5 keeps every vertical stencil inside the interior: with NaN in the vertical ghost levels
+// (of the advected fields; w is 0 on the walls) all tendencies stay finite.
+TYPED_TEST(AdvecSanity, Scheme2i5ReadsNoVerticalGhostLevels) {
+    using T = TypeParam;
+    const Box<T> b(1.5, 0.7);
+    auto u = b.random(101), v = b.random(102), w = b.random(103), s = b.random(104);
+    b.zero_w_walls(w);
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    for (int j = 0; j < b.jcells; ++j)
+        for (int i = 0; i < b.icells; ++i) {
+            for (auto* a : {&u, &v, &s}) {
+                (*a)[b.idx(i, j, b.kstart - 1)] = nan;
+                (*a)[b.idx(i, j, b.kend)] = nan;
+            }
+            w[b.idx(i, j, b.kstart - 1)] = nan;
+        }
+    const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
+    auto st = b.field(), ut = b.field(), vt = b.field(), wt = b.field();
+    b.apply_c(sq::AdvecS2i5<T>{st.data(), s.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh,
+                               b.dxi, b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_c(sq::AdvecU2i5<T>{ut.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi,
+                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_c(sq::AdvecV2i5<T>{vt.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi,
+                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_w(sq::AdvecW2i5<T>{wt.data(), u.data(), v.data(), w.data(), dzhi, rho, rhoh, b.dxi,
+                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    for (int k = b.kstart; k < b.kend; ++k)
+        for (int j = b.jstart; j < b.jend; ++j)
+            for (int i = b.istart; i < b.iend; ++i) {
+                const int n = b.idx(i, j, k);
+                ASSERT_TRUE(std::isfinite(st[n]) && std::isfinite(ut[n]) && std::isfinite(vt[n]) &&
+                            std::isfinite(wt[n]))
+                    << i << " " << j << " " << k;
+            }
+}
+
+} // namespace
