@@ -10,10 +10,10 @@ namespace sq {
 template <typename T>
 struct GhostBottom {
     T* a;
-    const T* values;   // per-column gradient (Neumann) or nullptr
-    T value;           // uniform wall value (Dirichlet) or gradient (Neumann)
-    T dzh_wall;        // dzh[kstart]
-    int dirichlet;     // 1: Dirichlet, 0: Neumann
+    const T* values; // per-column gradient (Neumann) or nullptr
+    T value;         // uniform wall value (Dirichlet) or gradient (Neumann)
+    T dzh_wall;      // dzh[kstart]
+    int dirichlet;   // 1: Dirichlet, 0: Neumann
     int kstart;
     int jj, kk;
     static constexpr const char* name = "ghost_bottom";
@@ -28,8 +28,8 @@ struct GhostBottom {
 template <typename T>
 struct GhostTop {
     T* a;
-    T value;           // wall value (Dirichlet) or gradient (Neumann)
-    T dzh_wall;        // dzh[kend]
+    T value;    // wall value (Dirichlet) or gradient (Neumann)
+    T dzh_wall; // dzh[kend]
     int dirichlet;
     int kend;
     int jj, kk;

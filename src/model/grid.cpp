@@ -10,7 +10,9 @@ std::vector<double> vertical_levels(const GridConfig& g) {
     if (g.stretch == "tanh") {
         // Faces clustered towards the bottom wall: zh(s) = H (1 - tanh(a (1-s)) / tanh(a)).
         const double a = g.stretch_factor;
-        auto face = [&](double s) { return g.zsize * (1.0 - std::tanh(a * (1.0 - s)) / std::tanh(a)); };
+        auto face = [&](double s) {
+            return g.zsize * (1.0 - std::tanh(a * (1.0 - s)) / std::tanh(a));
+        };
         for (int k = 0; k < g.ktot; ++k)
             z[k] = 0.5 * (face(double(k) / g.ktot) + face(double(k + 1) / g.ktot));
     } else {

@@ -10,13 +10,13 @@ namespace squall {
 inline constexpr int igc = 3, jgc = 3, kgc = 1;
 
 struct GridDims {
-    int itot, jtot, ktot;          // global interior sizes
-    int imax, jmax, kmax;          // local interior sizes (kmax == ktot)
-    int icells, jcells, kcells;    // local sizes with ghost cells
+    int itot, jtot, ktot;                         // global interior sizes
+    int imax, jmax, kmax;                         // local interior sizes (kmax == ktot)
+    int icells, jcells, kcells;                   // local sizes with ghost cells
     int istart, iend, jstart, jend, kstart, kend; // interior ranges [start, end)
-    int ii, jj, kk;                // strides of the linear index ijk = i*ii + j*jj + k*kk
-    long ncells;                   // icells*jcells*kcells
-    int ioffset, joffset;          // global index of this rank's first interior point
+    int ii, jj, kk;       // strides of the linear index ijk = i*ii + j*jj + k*kk
+    long ncells;          // icells*jcells*kcells
+    int ioffset, joffset; // global index of this rank's first interior point
 };
 
 template <typename T>
@@ -26,7 +26,7 @@ struct Grid {
     T dx, dy, dxi, dyi;
     // Vertical metrics (size kcells): cell centres z, faces zh, spacings and inverses.
     std::vector<T> z, zh, dz, dzh, dzi, dzhi;
-    std::vector<T> rho, rhoh;       // reference density (1 for Boussinesq)
+    std::vector<T> rho, rhoh;         // reference density (1 for Boussinesq)
     std::vector<double> x, xh, y, yh; // local horizontal coordinates (icells / jcells)
 
     // Build the grid for a rank with coordinates (px, py) in an npx x npy layout.

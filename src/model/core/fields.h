@@ -10,16 +10,16 @@ namespace squall {
 
 template <typename T>
 struct Fields {
-    Field3d<T> u, v, w, s;      // prognostic: velocities and the scalar (th or b)
-    Field3d<T> ut, vt, wt, st;  // tendencies (low-storage RK accumulators)
-    Field3d<T> p;               // pressure (also holds the pressure RHS)
-    Field3d<T> evisc, strain2;  // LES closure
+    Field3d<T> u, v, w, s;     // prognostic: velocities and the scalar (th or b)
+    Field3d<T> ut, vt, wt, st; // tendencies (low-storage RK accumulators)
+    Field3d<T> p;              // pressure (also holds the pressure RHS)
+    Field3d<T> evisc, strain2; // LES closure
     bool has_scalar = false;
 
     // Surface arrays, indexed ij = i + j*jj over the full icells x jcells plane.
     std::vector<T> u_fluxbot, v_fluxbot, s_fluxbot; // kinematic fluxes at the bottom wall
-    std::vector<T> dudz_bot, dvdz_bot, dsdz_bot;     // wall gradients (ghost cells)
-    std::vector<T> ustar, obuk_inv;                  // surface-layer state
+    std::vector<T> dudz_bot, dvdz_bot, dsdz_bot;    // wall gradients (ghost cells)
+    std::vector<T> ustar, obuk_inv;                 // surface-layer state
 
     Fields(const GridDims& d, bool with_scalar, bool with_les, bool with_surface)
         : u(d), v(d), w(d), ut(d), vt(d), wt(d), p(d), has_scalar(with_scalar) {

@@ -46,8 +46,8 @@ void Halo<T>::exchange_x(T* a, int nk) const {
             for (int j = d.jstart; j < d.jend; ++j)
                 for (int i = i0; i < i0 + igc; ++i) a[i + j * jj + k * kk] = buf[c++];
     };
-    pack(send_w, d.istart);        // my west interior columns go to the west neighbour
-    pack(send_e, d.iend - igc);    // my east interior columns go to the east neighbour
+    pack(send_w, d.istart);     // my west interior columns go to the west neighbour
+    pack(send_e, d.iend - igc); // my east interior columns go to the east neighbour
     MPI_Request req[4];
     MPI_Irecv(recv_.data(), n, mpi_type<T>(), decomp_->west, 1, decomp_->comm, &req[0]);
     MPI_Irecv(recv_.data() + n, n, mpi_type<T>(), decomp_->east, 2, decomp_->comm, &req[1]);
@@ -67,8 +67,10 @@ void Halo<T>::exchange_y(T* a, int nk) const {
             for (int g = 1; g <= jgc; ++g) {
                 const int src_s = d.jstart + ((d.jmax - g % d.jmax) % d.jmax);
                 const int src_n = d.jstart + (g - 1) % d.jmax;
-                std::memcpy(a + (d.jstart - g) * jj + k * kk, a + src_s * jj + k * kk, ic * sizeof(T));
-                std::memcpy(a + (d.jend - 1 + g) * jj + k * kk, a + src_n * jj + k * kk, ic * sizeof(T));
+                std::memcpy(a + (d.jstart - g) * jj + k * kk, a + src_s * jj + k * kk,
+                            ic * sizeof(T));
+                std::memcpy(a + (d.jend - 1 + g) * jj + k * kk, a + src_n * jj + k * kk,
+                            ic * sizeof(T));
             }
         return;
     }

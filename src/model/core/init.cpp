@@ -31,11 +31,14 @@ void set_initial_fields(const Config& cfg, const Grid<T>& g, Fields<T>& f) {
                 double u = in.u0, v = in.v0, w = 0, s = in.th0;
                 switch (in.type) {
                 case InitType::zero:
-                case InitType::couette: break;
+                case InitType::couette:
+                    break;
                 case InitType::taylorgreen:
                     // 2-D Taylor-Green vortex in x-z (NUMERICS.md validation case).
-                    u = std::sin(2 * pi * xh / cfg.grid.xsize) * std::cos(2 * pi * z / cfg.grid.xsize);
-                    w = -std::cos(2 * pi * x / cfg.grid.xsize) * std::sin(2 * pi * zh / cfg.grid.xsize);
+                    u = std::sin(2 * pi * xh / cfg.grid.xsize) *
+                        std::cos(2 * pi * z / cfg.grid.xsize);
+                    w = -std::cos(2 * pi * x / cfg.grid.xsize) *
+                        std::sin(2 * pi * zh / cfg.grid.xsize);
                     break;
                 case InitType::random:
                 case InitType::profile: {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fmt/core.h>
 
 #include "backends/launch.h"
@@ -11,7 +12,7 @@
 #include "kernels/pressure.cuh"
 #include "model/core/init.h"
 #include "model/pressure/pressure.h"
-#include "model/core/stats_writer.h"
+#include "model/stats/stats.h"
 
 namespace squall {
 
@@ -19,20 +20,23 @@ namespace {
 // Williamson (1980) RK3 and Carpenter-Kennedy (1994) 5-stage RK4, low-storage form.
 const std::vector<double> rk3_a = {0., -5. / 9., -153. / 128.};
 const std::vector<double> rk3_b = {1. / 3., 15. / 16., 8. / 15.};
-const std::vector<double> rk4_a = {0., -567301805773. / 1357537059087.,
-                                   -2404267990393. / 2016746695238.,
-                                   -3550918686646. / 2091501179385.,
-                                   -1275806237668. / 842570457699.};
-const std::vector<double> rk4_b = {1432997174477. / 9575080441755., 5161836677717. / 13612068292357.,
+const std::vector<double> rk4_a = {
+    0., -567301805773. / 1357537059087., -2404267990393. / 2016746695238.,
+    -3550918686646. / 2091501179385., -1275806237668. / 842570457699.};
+const std::vector<double> rk4_b = {1432997174477. / 9575080441755.,
+                                   5161836677717. / 13612068292357.,
                                    1720146321549. / 2090206949498., 3134564353537. / 4481467310338.,
                                    2277821191437. / 14882151754819.};
 
-std::int64_t to_itime(double t) { return std::int64_t(std::llround(t / time_unit)); }
+std::int64_t to_itime(double t) {
+    return std::int64_t(std::llround(t / time_unit));
+}
 } // namespace
 
 template <typename T>
 Model<T>::Model(const Config& cfg, const Decomposition& decomp)
-    : cfg_(cfg), decomp_(decomp), g_(Grid<T>::make(cfg, decomp.npx, decomp.npy, decomp.px, decomp.py)),
+    : cfg_(cfg), decomp_(decomp),
+      g_(Grid<T>::make(cfg, decomp.npx, decomp.npy, decomp.px, decomp.py)),
       f_(g_.d, cfg.thermo != ThermoType::none, cfg.diff == DiffType::smag2, cfg.bc.surface.enabled),
       halo_(g_.d, decomp) {
     pres_ = std::make_unique<PressureSolver<T>>(g_, decomp_);
@@ -42,18 +46,31 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
     istats_every_ = to_itime(cfg.stats_every);
     fixed_dt_ = !cfg.adaptive_dt;
     idt_ = to_itime(cfg.dt);
+    if (cfg.bc.surface.enabled && f_.has_scalar) {
+        // The surface model prescribes the scalar flux; the case gives it as the bottom value.
+        std::fill(f_.s_fluxbot.begin(), f_.s_fluxbot.end(), T(cfg.bc.s_bot_value));
+    }
     if (cfg.sponge.enabled) {
         // Damping rate sigma ((z - zstart)/(zsize - zstart))^beta above zstart.
         sponge_coef_.assign(g_.d.kcells, T(0));
         for (int k = g_.d.kstart; k < g_.d.kend; ++k) {
             const double z = g_.z[k];
             if (z > cfg.sponge.zstart)
-                sponge_coef_[k] = T(cfg.sponge.sigma * std::pow((z - cfg.sponge.zstart) /
-                                                                    (cfg.grid.zsize - cfg.sponge.zstart),
-                                                                cfg.sponge.beta));
+                sponge_coef_[k] =
+                    T(cfg.sponge.sigma *
+                      std::pow((z - cfg.sponge.zstart) / (cfg.grid.zsize - cfg.sponge.zstart),
+                               cfg.sponge.beta));
         }
     }
-    if (cfg.stats_every > 0) stats_ = std::make_unique<StatsWriter<T>>(cfg, g_, decomp_);
+    if (cfg.stats_every > 0) {
+        const std::filesystem::path dir(cfg.output_dir);
+        if (decomp_.rank == 0) std::filesystem::create_directories(dir);
+        const char* scalar = cfg.thermo == ThermoType::dry    ? "th"
+                             : cfg.thermo == ThermoType::buoy ? "b"
+                                                              : "";
+        stats_ = std::make_unique<Statistics<T>>(g_, decomp_, (dir / cfg.stats_file).string(),
+                                                 cfg.resolved_yaml, scalar, cfg.name);
+    }
 }
 
 template <typename T>
@@ -106,9 +123,9 @@ double Model<T>::allreduce_sum(double v) const {
 template <typename T>
 double Model<T>::cfl_per_dt() {
     const auto& d = g_.d;
-    return allreduce_max(double(launch_max(range_c(), sq::Cfl<T>{f_.u.data(), f_.v.data(), f_.w.data(),
-                                                             g_.dzi.data(), g_.dxi, g_.dyi, d.jj,
-                                                             d.kk})));
+    return allreduce_max(
+        double(launch_max(range_c(), sq::Cfl<T>{f_.u.data(), f_.v.data(), f_.w.data(),
+                                                g_.dzi.data(), g_.dxi, g_.dyi, d.jj, d.kk})));
 }
 
 template <typename T>
@@ -117,10 +134,10 @@ double Model<T>::dn_per_dt() {
     double dn = 0;
     if (cfg_.diff == DiffType::constant)
         dn = launch_max(range_c(), sq::DnConst<T>{T(std::max(cfg_.nu, cfg_.kappa)), g_.dzi.data(),
-                                                 g_.dxi, g_.dyi});
+                                                  g_.dxi, g_.dyi});
     else if (cfg_.diff == DiffType::smag2)
         dn = launch_max(range_c(), sq::DnSmag<T>{f_.evisc.data(), g_.dzi.data(), g_.dxi, g_.dyi,
-                                                T(cfg_.prandtl_t), d.jj, d.kk}) +
+                                                 T(cfg_.prandtl_t), d.jj, d.kk}) +
              // Molecular viscosity adds to the eddy viscosity in the diffusion kernels.
              std::max(cfg_.nu, cfg_.kappa) *
                  (double(g_.dxi) * g_.dxi + double(g_.dyi) * g_.dyi +
@@ -132,7 +149,8 @@ double Model<T>::dn_per_dt() {
 template <typename T>
 std::int64_t Model<T>::compute_idt() {
     if (fixed_dt_) return idt_;
-    const double cflmax = cfg_.cflmax > 0 ? cfg_.cflmax : (cfg_.advec == AdvecScheme::second ? 1.2 : 1.0);
+    const double cflmax =
+        cfg_.cflmax > 0 ? cfg_.cflmax : (cfg_.advec == AdvecScheme::second ? 1.2 : 1.0);
     double dt = std::min(cfg_.dtmax, nstep_ == 0 ? cfg_.dt : cfg_.dtmax);
     const double cfl = cfl_per_dt(), dn = dn_per_dt();
     if (cfl > 0) dt = std::min(dt, cflmax / cfl);
@@ -173,8 +191,9 @@ Diagnostics Model<T>::diagnostics() {
     const double dtv = dt();
     r.cfl = cfl_per_dt() * dtv;
     r.dn = dn_per_dt() * dtv;
-    const sq::Divergence<T> div{f_.u.data(), f_.v.data(), f_.w.data(), g_.dzi.data(), g_.rho.data(),
-                                g_.rhoh.data(), g_.dxi, g_.dyi, d.jj, d.kk};
+    const sq::Divergence<T> div{
+        f_.u.data(),    f_.v.data(), f_.w.data(), g_.dzi.data(), g_.rho.data(),
+        g_.rhoh.data(), g_.dxi,      g_.dyi,      d.jj,          d.kk};
     r.div = allreduce_max(double(launch_max(range_c(), [&](int i, int j, int k) {
         const T v = div(i, j, k);
         return v < T(0) ? -v : v;
@@ -183,27 +202,29 @@ Diagnostics Model<T>::diagnostics() {
     const int jj = d.jj, kk = d.kk;
     const double volume = double(g_.xsize) * g_.ysize * g_.zsize;
     const double cell = double(g_.dx) * g_.dy;
-    r.ke = allreduce_sum(launch_sum(range_c(), [&](int i, int j, int k) {
-               const int ijk = i + j * jj + k * kk;
-               const double uc = sq::interp2(u[ijk], u[ijk + 1]);
-               const double vc = sq::interp2(v[ijk], v[ijk + jj]);
-               const double wc = sq::interp2(w[ijk], w[ijk + kk]);
-               return 0.5 * (uc * uc + vc * vc + wc * wc) * dz[k];
-           })) *
+    r.ke = allreduce_sum(launch_sum(range_c(),
+                                    [&](int i, int j, int k) {
+                                        const int ijk = i + j * jj + k * kk;
+                                        const double uc = sq::interp2(u[ijk], u[ijk + 1]);
+                                        const double vc = sq::interp2(v[ijk], v[ijk + jj]);
+                                        const double wc = sq::interp2(w[ijk], w[ijk + kk]);
+                                        return 0.5 * (uc * uc + vc * vc + wc * wc) * dz[k];
+                                    })) *
            cell / volume;
-    r.mom_u = allreduce_sum(launch_sum(range_c(), [&](int i, int j, int k) {
-                  return double(u[i + j * jj + k * kk]) * dz[k];
-              })) *
+    r.mom_u = allreduce_sum(launch_sum(
+                  range_c(),
+                  [&](int i, int j, int k) { return double(u[i + j * jj + k * kk]) * dz[k]; })) *
               cell;
-    r.mom_v = allreduce_sum(launch_sum(range_c(), [&](int i, int j, int k) {
-                  return double(v[i + j * jj + k * kk]) * dz[k];
-              })) *
+    r.mom_v = allreduce_sum(launch_sum(
+                  range_c(),
+                  [&](int i, int j, int k) { return double(v[i + j * jj + k * kk]) * dz[k]; })) *
               cell;
     if (f_.has_scalar) {
         const T* s = f_.s.data();
-        r.s_mean = allreduce_sum(launch_sum(range_c(), [&](int i, int j, int k) {
-                       return double(s[i + j * jj + k * kk]) * dz[k];
-                   })) *
+        r.s_mean = allreduce_sum(launch_sum(range_c(),
+                                            [&](int i, int j, int k) {
+                                                return double(s[i + j * jj + k * kk]) * dz[k];
+                                            })) *
                    cell / volume;
     }
     return r;
@@ -213,16 +234,36 @@ template <typename T>
 void Model<T>::print_status(double wall_per_step, double eta) {
     const Diagnostics dg = diagnostics();
     if (decomp_.rank != 0) return;
-    fmt::print("step {:7d}  time {:11.4f}  dt {:9.3e}  cfl {:6.3f}  dn {:6.3f}  div {:9.2e}  ke {:10.4e}"
-               "  {:7.3f} s/step  eta {:8.1f} s\n",
-               nstep_, time(), dt(), dg.cfl, dg.dn, dg.div, dg.ke, wall_per_step, eta);
+    fmt::print(
+        "step {:7d}  time {:11.4f}  dt {:9.3e}  cfl {:6.3f}  dn {:6.3f}  div {:9.2e}  ke {:10.4e}"
+        "  {:7.3f} s/step  eta {:8.1f} s\n",
+        nstep_, time(), dt(), dg.cfl, dg.dn, dg.div, dg.ke, wall_per_step, eta);
     std::fflush(stdout);
 }
 
 template <typename T>
 void Model<T>::sample_stats() {
     if (!stats_) return;
-    stats_->sample(*this);
+    const Diagnostics dg = diagnostics();
+    StatsInput<T> in;
+    in.u = &f_.u;
+    in.v = &f_.v;
+    in.w = &f_.w;
+    if (f_.has_scalar) in.s = &f_.s;
+    if (les()) in.evisc = &f_.evisc;
+    in.kappa = cfg_.kappa;
+    in.prandtl_t_inv = 1.0 / cfg_.prandtl_t;
+    if (surface()) {
+        if (f_.has_scalar) in.s_fluxbot = f_.s_fluxbot.data();
+        in.ustar = f_.ustar.data();
+        in.obuk_inv = f_.obuk_inv.data();
+    }
+    in.dt = dt();
+    in.cfl = dg.cfl;
+    in.dn = dg.dn;
+    in.div = dg.div;
+    stats_->sample(time(), nstep_, in);
+    stats_->write();
 }
 
 template <typename T>

@@ -18,7 +18,7 @@ namespace squall {
 template <typename T>
 class PressureSolver;
 template <typename T>
-class StatsWriter;
+class Statistics;
 
 // Model time is an integer count of this unit, so output times and restarts are exact.
 inline constexpr double time_unit = 1e-9;
@@ -33,15 +33,15 @@ public:
     Model(const Config& cfg, const Decomposition& decomp);
     ~Model();
 
-    void initialise();              // initial fields from cfg.init, projected divergence-free
-    void run();                     // advance to endtime, printing status and writing stats
-    void step();                    // one full RK step of size dt (adaptive or fixed)
-    void set_fixed_dt(double dt);   // for tests: disable adaptivity and use dt
+    void initialise();            // initial fields from cfg.init, projected divergence-free
+    void run();                   // advance to endtime, printing status and writing stats
+    void step();                  // one full RK step of size dt (adaptive or fixed)
+    void set_fixed_dt(double dt); // for tests: disable adaptivity and use dt
 
     double time() const { return double(itime_) * time_unit; }
     long steps() const { return nstep_; }
     double dt() const { return double(idt_) * time_unit; }
-    Diagnostics diagnostics();      // global (MPI-reduced) diagnostics of the current state
+    Diagnostics diagnostics(); // global (MPI-reduced) diagnostics of the current state
 
     Fields<T>& fields() { return f_; }
     const Grid<T>& grid() const { return g_; }
@@ -57,7 +57,7 @@ private:
     Fields<T> f_;
     Halo<T> halo_;
     std::unique_ptr<PressureSolver<T>> pres_;
-    std::unique_ptr<StatsWriter<T>> stats_;
+    std::unique_ptr<Statistics<T>> stats_;
 
     std::vector<double> rk_a_, rk_b_;
     std::int64_t itime_ = 0, idt_ = 0, iendtime_ = 0, istats_every_ = 0;

@@ -8,7 +8,6 @@
 #include "kernels/thermo.cuh"
 #include "kernels/timeint.cuh"
 #include "model/core/model.h"
-#include "model/core/surface_layer.h"
 #include "model/pressure/pressure.h"
 
 namespace squall {
@@ -68,9 +67,9 @@ void Model<T>::set_boundaries() {
             launch_2d(r, sq::GhostBottom<T>{f_.s.data(), f_.dsdz_bot.data(), T(0), dzh_bot, 0,
                                             d.kstart, d.jj, d.kk});
         else
-            launch_2d(r, sq::GhostBottom<T>{f_.s.data(), nullptr, scalar_grad(bc.s_bot, bc.s_bot_value),
-                                            dzh_bot, bc.s_bot == ScalarBc::dirichlet, d.kstart,
-                                            d.jj, d.kk});
+            launch_2d(r, sq::GhostBottom<T>{f_.s.data(), nullptr,
+                                            scalar_grad(bc.s_bot, bc.s_bot_value), dzh_bot,
+                                            bc.s_bot == ScalarBc::dirichlet, d.kstart, d.jj, d.kk});
         launch_2d(r, sq::GhostTop<T>{f_.s.data(), scalar_grad(bc.s_top, bc.s_top_value), dzh_top,
                                      bc.s_top == ScalarBc::dirichlet, d.kend, d.jj, d.kk});
     }
@@ -88,8 +87,7 @@ void Model<T>::closure() {
     launch(range_c(), sq::Strain2<T>{f_.strain2.data(), f_.u.data(), f_.v.data(), f_.w.data(),
                                      g_.dzi.data(), g_.dzhi.data(), g_.dxi, g_.dyi, d.jj, d.kk});
     const bool dry = cfg_.thermo == ThermoType::dry || cfg_.thermo == ThermoType::buoy;
-    const T g_over_thref =
-        cfg_.thermo == ThermoType::dry ? T(cfg_.gravity / cfg_.thref) : T(1);
+    const T g_over_thref = cfg_.thermo == ThermoType::dry ? T(cfg_.gravity / cfg_.thref) : T(1);
     launch(range_c(), sq::EviscSmag<T>{f_.evisc.data(), f_.strain2.data(),
                                        dry ? f_.s.data() : nullptr, g_over_thref, g_.z.data(),
                                        g_.dz.data(), g_.dx, g_.dy, T(cfg_.cs), T(cfg_.prandtl_t),
@@ -102,11 +100,15 @@ template <typename T>
 void Model<T>::advection() {
     const auto& d = g_.d;
     T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
-    const T *dzi = g_.dzi.data(), *dzhi = g_.dzhi.data(), *rho = g_.rho.data(), *rhoh = g_.rhoh.data();
+    const T *dzi = g_.dzi.data(), *dzhi = g_.dzhi.data(), *rho = g_.rho.data(),
+            *rhoh = g_.rhoh.data();
     if (cfg_.advec == AdvecScheme::second) {
-        launch(range_c(), sq::AdvecU2<T>{f_.ut.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
-        launch(range_c(), sq::AdvecV2<T>{f_.vt.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
-        launch(range_w(), sq::AdvecW2<T>{f_.wt.data(), u, v, w, dzhi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
+        launch(range_c(),
+               sq::AdvecU2<T>{f_.ut.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
+        launch(range_c(),
+               sq::AdvecV2<T>{f_.vt.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
+        launch(range_w(),
+               sq::AdvecW2<T>{f_.wt.data(), u, v, w, dzhi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
         if (f_.has_scalar)
             launch(range_c(), sq::AdvecS2<T>{f_.st.data(), f_.s.data(), u, v, w, dzi, rho, rhoh,
                                              g_.dxi, g_.dyi, d.jj, d.kk});
@@ -127,12 +129,16 @@ void Model<T>::advection() {
 template <typename T>
 void Model<T>::diffusion() {
     const auto& d = g_.d;
-    const T *dzi = g_.dzi.data(), *dzhi = g_.dzhi.data(), *rho = g_.rho.data(), *rhoh = g_.rhoh.data();
+    const T *dzi = g_.dzi.data(), *dzhi = g_.dzhi.data(), *rho = g_.rho.data(),
+            *rhoh = g_.rhoh.data();
     if (cfg_.diff == DiffType::constant) {
         const T nu = T(cfg_.nu), kappa = T(cfg_.kappa);
-        launch(range_c(), sq::DiffU2<T>{f_.ut.data(), f_.u.data(), dzi, dzhi, rho, rhoh, g_.dxi, g_.dyi, nu, d.jj, d.kk});
-        launch(range_c(), sq::DiffV2<T>{f_.vt.data(), f_.v.data(), dzi, dzhi, rho, rhoh, g_.dxi, g_.dyi, nu, d.jj, d.kk});
-        launch(range_w(), sq::DiffW2<T>{f_.wt.data(), f_.w.data(), dzi, dzhi, rho, rhoh, g_.dxi, g_.dyi, nu, d.jj, d.kk});
+        launch(range_c(), sq::DiffU2<T>{f_.ut.data(), f_.u.data(), dzi, dzhi, rho, rhoh, g_.dxi,
+                                        g_.dyi, nu, d.jj, d.kk});
+        launch(range_c(), sq::DiffV2<T>{f_.vt.data(), f_.v.data(), dzi, dzhi, rho, rhoh, g_.dxi,
+                                        g_.dyi, nu, d.jj, d.kk});
+        launch(range_w(), sq::DiffW2<T>{f_.wt.data(), f_.w.data(), dzi, dzhi, rho, rhoh, g_.dxi,
+                                        g_.dyi, nu, d.jj, d.kk});
         if (f_.has_scalar)
             launch(range_c(), sq::DiffC2<T>{f_.st.data(), f_.s.data(), dzi, dzhi, rho, rhoh, g_.dxi,
                                             g_.dyi, kappa, d.jj, d.kk});
@@ -161,9 +167,9 @@ void Model<T>::buoyancy() {
     const auto& d = g_.d;
     if (cfg_.thermo == ThermoType::dry)
         launch(range_w(), sq::BuoyancyTh<T>{f_.wt.data(), f_.s.data(), T(cfg_.gravity / cfg_.thref),
-                                            T(cfg_.thref), d.kk});
+                                            T(cfg_.thref), d.jj, d.kk});
     else if (cfg_.thermo == ThermoType::buoy)
-        launch(range_w(), sq::BuoyancyB<T>{f_.wt.data(), f_.s.data(), d.kk});
+        launch(range_w(), sq::BuoyancyB<T>{f_.wt.data(), f_.s.data(), d.jj, d.kk});
 }
 
 template <typename T>
@@ -171,10 +177,13 @@ void Model<T>::sponge() {
     if (!cfg_.sponge.enabled) return;
     const auto& d = g_.d;
     const T* coef = sponge_coef_.data();
-    launch(range_c(), sq::Sponge<T>{f_.ut.data(), f_.u.data(), sponge_uref_.data(), coef, d.jj, d.kk});
-    launch(range_c(), sq::Sponge<T>{f_.vt.data(), f_.v.data(), sponge_vref_.data(), coef, d.jj, d.kk});
+    launch(range_c(),
+           sq::Sponge<T>{f_.ut.data(), f_.u.data(), sponge_uref_.data(), coef, d.jj, d.kk});
+    launch(range_c(),
+           sq::Sponge<T>{f_.vt.data(), f_.v.data(), sponge_vref_.data(), coef, d.jj, d.kk});
     if (f_.has_scalar)
-        launch(range_c(), sq::Sponge<T>{f_.st.data(), f_.s.data(), sponge_sref_.data(), coef, d.jj, d.kk});
+        launch(range_c(),
+               sq::Sponge<T>{f_.st.data(), f_.s.data(), sponge_sref_.data(), coef, d.jj, d.kk});
 }
 
 template <typename T>
@@ -189,9 +198,14 @@ void Model<T>::tendencies() {
 template <typename T>
 void Model<T>::pressure(T dts) {
     const auto& d = g_.d;
-    launch(range_c(), sq::PresIn<T>{f_.p.data(), f_.u.data(), f_.v.data(), f_.w.data(), f_.ut.data(),
-                                    f_.vt.data(), f_.wt.data(), g_.dzi.data(), g_.rho.data(),
-                                    g_.rhoh.data(), g_.dxi, g_.dyi, T(1) / dts, d.jj, d.kk});
+    // The divergence reads the tendencies at i+1 and j+1, so their halos must be current.
+    halo_.exchange(f_.ut.data(), d.kcells);
+    halo_.exchange(f_.vt.data(), d.kcells);
+    halo_.exchange(f_.wt.data(), d.kcells);
+    launch(range_c(),
+           sq::PresIn<T>{f_.p.data(), f_.u.data(), f_.v.data(), f_.w.data(), f_.ut.data(),
+                         f_.vt.data(), f_.wt.data(), g_.dzi.data(), g_.rho.data(), g_.rhoh.data(),
+                         g_.dxi, g_.dyi, T(1) / dts, d.jj, d.kk});
     pres_->solve(f_.p);
     halo_.exchange(f_.p.data(), d.kcells);
     launch(range_c(), sq::PresOut<T>{f_.ut.data(), f_.vt.data(), f_.wt.data(), f_.p.data(),
