@@ -170,8 +170,9 @@ TYPED_TEST(AdvecSanity, MomentumLinearFieldsExactBothSchemes) {
 }
 
 // 2i5 horizontally: with a uniform wind of either sign the 5th-order upwind flux difference
-// is exact for polynomials up to degree 4 (the dissipation is a 6th difference... of the
-// fluxes, zero for quartics): s_t = -(U0 ds/dx + V0 ds/dy).
+// is exact for polynomials up to degree 4 (the central part is the 6th-order central
+// difference; the dissipation part is a 6th difference, zero for quartics):
+// s_t = -(U0 ds/dx + V0 ds/dy).
 TYPED_TEST(AdvecSanity, Scheme2i5HorizontalQuarticExact) {
     using T = TypeParam;
     const Box<T> b(1.5, 0.0);
