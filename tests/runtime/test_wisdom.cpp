@@ -238,11 +238,16 @@ TEST(Wisdom, WriteThenLoadFromSearchPath) {
 }
 
 TEST(Wisdom, ProjectDirectoryIsFound) {
-    // The tests run from the build tree of a checkout that has wisdom/ and kernels/.
+    // The tests run from a build tree inside the checkout, so the project's wisdom/ is
+    // found when the checkout has one (git does not keep an empty directory).
     std::string dir = project_wisdom_dir();
+    fs::path expected = fs::path(SQUALL_SOURCE_DIR) / "wisdom";
+    if (!fs::is_directory(expected)) {
+        EXPECT_TRUE(dir.empty() || fs::is_directory(dir)) << dir;
+        return;
+    }
     ASSERT_FALSE(dir.empty());
-    EXPECT_TRUE(fs::is_directory(dir));
-    EXPECT_EQ(fs::path(dir).filename(), "wisdom");
+    EXPECT_TRUE(fs::equivalent(dir, expected)) << dir;
 }
 
 namespace {
