@@ -17,13 +17,13 @@ using namespace squall::rt::testing;
 namespace fs = std::filesystem;
 
 namespace {
-fs::path fresh_dir(const std::string& name) {
+[[maybe_unused]] fs::path fresh_dir(const std::string& name) {
     fs::path p =
         fs::temp_directory_path() / ("squall_rt_nvrtc_" + name + "_" + std::to_string(getpid()));
     fs::remove_all(p);
     return p;
 }
-bool is_elf(const std::string& image) {
+[[maybe_unused]] bool is_elf(const std::string& image) {
     return image.size() > 4 && image.compare(0, 4,
                                              "\x7f"
                                              "ELF") == 0;
