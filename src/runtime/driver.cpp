@@ -19,15 +19,36 @@ namespace squall::rt {
 // stringifying after expansion gives the symbol the library really exports.
 #define SQUALL_STR2(x) #x
 #define SQUALL_STR(x) SQUALL_STR2(x)
-#define SQUALL_API_LIST(X)                                                                         \
-    X(cuInit)                                                                                      \
-    X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)                    \
-        X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxSynchronize) \
-            X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncSetAttribute)     \
-                X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) \
-                    X(cuMemcpyDtoH) X(cuMemsetD8) X(cuStreamSynchronize) X(cuEventCreate)          \
-                        X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)                   \
-                            X(cuEventElapsedTime) X(cuGetErrorString)
+// clang-format off
+#define SQUALL_API_LIST(X) \
+    X(cuInit) \
+    X(cuDriverGetVersion) \
+    X(cuDeviceGetCount) \
+    X(cuDeviceGet) \
+    X(cuDeviceGetName) \
+    X(cuDeviceGetAttribute) \
+    X(cuDevicePrimaryCtxRetain) \
+    X(cuCtxSetCurrent) \
+    X(cuCtxSynchronize) \
+    X(cuModuleLoadData) \
+    X(cuModuleUnload) \
+    X(cuModuleGetFunction) \
+    X(cuFuncSetAttribute) \
+    X(cuFuncGetAttribute) \
+    X(cuLaunchKernel) \
+    X(cuMemAlloc) \
+    X(cuMemFree) \
+    X(cuMemcpyHtoD) \
+    X(cuMemcpyDtoH) \
+    X(cuMemsetD8) \
+    X(cuStreamSynchronize) \
+    X(cuEventCreate) \
+    X(cuEventDestroy) \
+    X(cuEventRecord) \
+    X(cuEventSynchronize) \
+    X(cuEventElapsedTime) \
+    X(cuGetErrorString)
+// clang-format on
 
 struct Driver::Api {
 #define SQUALL_DECLARE(name) decltype(&name) p_##name = nullptr;
