@@ -1,4 +1,4 @@
-// drycbl for 20 steps on 1, 2 (2x1) and 4 (2x2) ranks gives the same fields. Run with 4 MPI
+// drycbl for 20 steps on 1, 2 (2x1) and 4 (2x2) ranks gives bitwise the same fields. Run with 4 MPI
 // ranks: sub-communicators of size 1, 2 and 4 each run the case; rank 0 compares.
 #include <gtest/gtest.h>
 
@@ -64,8 +64,10 @@ TEST(MpiEquivalence, DryCblSameOn1And2And4Ranks) {
         const double d2 = max_rel_diff(*f1[n], *f2[n]), d4 = max_rel_diff(*f1[n], *f4[n]);
         std::printf("%s: 1 vs 2x1 ranks %.3e, 1 vs 2x2 ranks %.3e (max relative)\n", names[n], d2,
                     d4);
-        EXPECT_LT(d2, 1e-12) << names[n];
-        EXPECT_LT(d4, 1e-12) << names[n];
+        // Every kernel is per point, reductions use max, the sponge reference is analytic and
+        // the pressure transposes move data without arithmetic: the result is bitwise equal.
+        EXPECT_EQ(d2, 0.0) << names[n];
+        EXPECT_EQ(d4, 0.0) << names[n];
     }
     // The run must have developed motion, or equality proves little.
     double wmax = 0;

@@ -17,6 +17,12 @@ double random_at(unsigned long seed, int field, long gi, long gj, long k) {
     return double(x >> 11) * 0x1.0p-53 * 2.0 - 1.0;
 }
 
+double initial_scalar_profile(const InitConfig& in, double z) {
+    if (in.type == InitType::profile && z > in.mixed_layer_height)
+        return in.th0 + in.lapse_rate * (z - in.mixed_layer_height);
+    return in.th0;
+}
+
 template <typename T>
 void set_initial_fields(const Config& cfg, const Grid<T>& g, Fields<T>& f) {
     const auto& d = g.d;
@@ -42,8 +48,7 @@ void set_initial_fields(const Config& cfg, const Grid<T>& g, Fields<T>& f) {
                     break;
                 case InitType::random:
                 case InitType::profile: {
-                    if (in.type == InitType::profile && z > in.mixed_layer_height)
-                        s = in.th0 + in.lapse_rate * (z - in.mixed_layer_height);
+                    s = initial_scalar_profile(in, z);
                     const bool perturb = in.perturb_height <= 0 || z < in.perturb_height;
                     if (perturb) {
                         const double a = in.perturb_amplitude;
