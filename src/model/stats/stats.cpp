@@ -244,7 +244,8 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     // Means at face k (index kf = k - kstart) from the neighbouring centres; the ghost
     // centres below/above the walls take the wall-adjacent mean (only used times w' = 0).
     auto at_face = [&](const double* c, int kf) {
-        const int lo = kf > 0 ? kf - 1 : 0, hi = kf < nz ? kf : kf - 1;
+        const std::size_t lo = std::size_t(kf > 0 ? kf - 1 : 0);
+        const std::size_t hi = std::size_t(kf < nz ? kf : nz - 1);
         return sq::interp2(c[lo], c[hi]);
     };
 
