@@ -1,0 +1,260 @@
+#pragma once
+// The one generic tunable traversal: maps any per-point kernel struct from kernels/ onto
+// the CUDA thread hierarchy. Compiled by NVRTC (embedded) for the GPU backend, and as
+// plain host C++ by the emulation test, which calls the very same index mapping
+// (traverse_thread) with emulated block and thread indices.
+//
+// Each compiled variant fixes, as preprocessor defines (see kernel_defs.cpp):
+//   SQ_I0 SQ_J0 SQ_K0     range offsets          SQ_NI SQ_NJ SQ_NK  range extents
+//   SQ_JJ SQ_KK           strides of the fields
+//   SQ_BX SQ_BY SQ_BZ     block size             SQ_TX SQ_TY SQ_TZ  points per thread
+//   SQ_CX SQ_CY SQ_CZ     1: a thread's tile is contiguous, 0: strided by the block size
+//   SQ_PERM               order in which the 1-D block index unravels (0..5)
+//   SQ_UNROLL             1: unroll the tile loops
+// plus SQUALL_LAUNCH_BOUNDS from the runtime (threads, blocks per SM).
+#include "kernels/common.cuh"
+
+namespace sq {
+
+// The shape of one traversal: extents, block size, tile factors, tile kind, block order.
+struct TraverseShape {
+    int ni, nj, nk;
+    int bx, by, bz;
+    int tx, ty, tz;
+    int cx, cy, cz;
+    int perm;
+};
+
+SQ_HD int trav_ceil_div(int a, int b) {
+    return (a + b - 1) / b;
+}
+
+// Number of blocks along each axis: each block covers (bx*tx) x (by*ty) x (bz*tz) points.
+SQ_HD int trav_blocks_x(const TraverseShape& s) {
+    return trav_ceil_div(s.ni, s.bx * s.tx);
+}
+SQ_HD int trav_blocks_y(const TraverseShape& s) {
+    return trav_ceil_div(s.nj, s.by * s.ty);
+}
+SQ_HD int trav_blocks_z(const TraverseShape& s) {
+    return trav_ceil_div(s.nk, s.bz * s.tz);
+}
+SQ_HD int trav_num_blocks(const TraverseShape& s) {
+    return trav_blocks_x(s) * trav_blocks_y(s) * trav_blocks_z(s);
+}
+
+// Unravels the 1-D block index b into block coordinates; perm picks which axis varies
+// fastest (0: x,y,z  1: x,z,y  2: y,x,z  3: y,z,x  4: z,x,y  5: z,y,x).
+SQ_HD void trav_unravel(const TraverseShape& s, int b, int& bi, int& bj, int& bk) {
+    const int nx = trav_blocks_x(s), ny = trav_blocks_y(s), nz = trav_blocks_z(s);
+    switch (s.perm) {
+    default:
+    case 0:
+        bi = b % nx, b /= nx, bj = b % ny, bk = b / ny;
+        break;
+    case 1:
+        bi = b % nx, b /= nx, bk = b % nz, bj = b / nz;
+        break;
+    case 2:
+        bj = b % ny, b /= ny, bi = b % nx, bk = b / nx;
+        break;
+    case 3:
+        bj = b % ny, b /= ny, bk = b % nz, bi = b / nz;
+        break;
+    case 4:
+        bk = b % nz, b /= nz, bi = b % nx, bj = b / nx;
+        break;
+    case 5:
+        bk = b % nz, b /= nz, bj = b % ny, bi = b / ny;
+        break;
+    }
+}
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#if defined(SQ_UNROLL) && SQ_UNROLL
+#define SQ_TILE_LOOP _Pragma("unroll")
+#else
+#define SQ_TILE_LOOP _Pragma("unroll 1")
+#endif
+#else
+#define SQ_TILE_LOOP
+#endif
+
+// Visits every point (i, j, k), relative to the range origin, that thread (thx, thy, thz)
+// of block b owns. A thread's tile along an axis is either contiguous (thread t takes
+// t*tile .. t*tile+tile-1 of its block's span) or strided (t, t+block, t+2*block, ...);
+// both cover the block's span exactly once. Blocks that lie wholly inside the range take
+// the branch-free path; only the blocks at the far edges check each point.
+template <class Visit>
+SQ_HD void traverse_thread(const TraverseShape& s, int b, int thx, int thy, int thz,
+                           const Visit& visit) {
+    int bi, bj, bk;
+    trav_unravel(s, b, bi, bj, bk);
+    const int spx = s.bx * s.tx, spy = s.by * s.ty, spz = s.bz * s.tz;
+    const int i0 = bi * spx + (s.cx ? thx * s.tx : thx), di = s.cx ? 1 : s.bx;
+    const int j0 = bj * spy + (s.cy ? thy * s.ty : thy), dj = s.cy ? 1 : s.by;
+    const int k0 = bk * spz + (s.cz ? thz * s.tz : thz), dk = s.cz ? 1 : s.bz;
+    if ((bi + 1) * spx <= s.ni && (bj + 1) * spy <= s.nj && (bk + 1) * spz <= s.nk) {
+        SQ_TILE_LOOP
+        for (int r = 0; r < s.tz; ++r) {
+            SQ_TILE_LOOP
+            for (int q = 0; q < s.ty; ++q) {
+                SQ_TILE_LOOP
+                for (int p = 0; p < s.tx; ++p) visit(i0 + p * di, j0 + q * dj, k0 + r * dk);
+            }
+        }
+    } else {
+        SQ_TILE_LOOP
+        for (int r = 0; r < s.tz; ++r) {
+            const int k = k0 + r * dk;
+            SQ_TILE_LOOP
+            for (int q = 0; q < s.ty; ++q) {
+                const int j = j0 + q * dj;
+                SQ_TILE_LOOP
+                for (int p = 0; p < s.tx; ++p) {
+                    const int i = i0 + p * di;
+                    if (i < s.ni && j < s.nj && k < s.nk) visit(i, j, k);
+                }
+            }
+        }
+    }
+}
+
+// Sets the strides of kernels that have them to the variant's compile-time constants,
+// so that every index expression folds; kernels without strides are left alone.
+template <class F>
+SQ_HD auto trav_set_strides(F& g, int jj, int kk, int) -> decltype(g.jj = jj, g.kk = kk, void()) {
+    g.jj = jj;
+    g.kk = kk;
+}
+template <class F>
+SQ_HD void trav_set_strides(F&, int, int, long) {}
+
+// Lowest value of a precision, the identity of a max-reduction.
+template <typename T>
+SQ_HD T trav_lowest();
+template <>
+SQ_HD float trav_lowest<float>() {
+    return -3.402823466e38f;
+}
+template <>
+SQ_HD double trav_lowest<double>() {
+    return -1.7976931348623157e308;
+}
+
+} // namespace sq
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+#ifndef SQUALL_LAUNCH_BOUNDS
+#define SQUALL_LAUNCH_BOUNDS
+#endif
+
+#ifdef SQ_3D
+namespace sq {
+
+// Calls the kernel at the absolute index of a point visited by traverse_thread.
+template <class F>
+struct TravVisit {
+    const F& g;
+    SQ_HD void operator()(int i, int j, int k) const { g(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k); }
+};
+
+template <class F>
+__device__ __forceinline__ void traverse_body(const F& g) {
+    constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY, SQ_BZ,  SQ_TX,
+                              SQ_TY, SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM};
+    traverse_thread(s, int(blockIdx.x), int(threadIdx.x), int(threadIdx.y), int(threadIdx.z),
+                    TravVisit<F>{g});
+}
+
+} // namespace sq
+
+// The struct as the kernel parameter (kernels without a parameter table).
+template <class F>
+__global__ void SQUALL_LAUNCH_BOUNDS sq_traverse(F f) {
+    F g = f;
+    sq::trav_set_strides(g, SQ_JJ, SQ_KK, 0);
+    sq::traverse_body(g);
+}
+
+// The struct's members as separate parameters (SQ_FLAT_PARAMS / SQ_FLAT_INIT, generated
+// from the backend's parameter table): the runtime can then capture every array.
+// sq_nlev (levels of the 3-D arrays, for the capture sizes) is not used by the kernel.
+#ifdef SQ_FLAT_PARAMS
+template <class F>
+__global__ void SQUALL_LAUNCH_BOUNDS sq_traverse_flat(SQ_FLAT_PARAMS, int sq_nlev) {
+    (void)sq_nlev;
+    const F g{SQ_FLAT_INIT};
+    sq::traverse_body(g);
+}
+#endif
+#endif // SQ_3D
+
+// Per-column kernels, operator()(i, j): a 2-D grid of 2-D blocks.
+#ifdef SQ_2D
+template <class F>
+__global__ void SQUALL_LAUNCH_BOUNDS sq_traverse_2d(F f) {
+    F g = f;
+    sq::trav_set_strides(g, SQ_JJ, SQ_KK, 0);
+    const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+    const int j = int(blockIdx.y * blockDim.y + threadIdx.y);
+    if (i < SQ_NI && j < SQ_NJ) g(SQ_I0 + i, SQ_J0 + j);
+}
+#endif
+
+// Reductions in two passes with a fixed grid, so the result does not depend on timing:
+// pass 1 (sq_reduce<F, OP>) folds a grid-stride share of the points per thread, then a
+// shared-memory tree per block into partial[block]; pass 2 (sq_reduce_final) folds the
+// partials in one block. OP 0: max (in T), 1: sum (in double).
+#ifdef SQ_REDUCE
+namespace sq {
+template <typename A, int OP>
+__device__ __forceinline__ A trav_fold(A a, A b) {
+    return OP == 0 ? (a > b ? a : b) : a + b;
+}
+template <typename A, int OP>
+__device__ __forceinline__ A trav_identity() {
+    if (OP == 0) return trav_lowest<A>();
+    return A(0);
+}
+// Tree reduction of one value per thread; thread 0 gets the block's result.
+template <typename A, int OP, int THREADS>
+__device__ __forceinline__ A trav_block_fold(A v) {
+    __shared__ A buf[THREADS];
+    buf[threadIdx.x] = v;
+    __syncthreads();
+    for (int h = THREADS / 2; h > 0; h /= 2) {
+        if (int(threadIdx.x) < h)
+            buf[threadIdx.x] = trav_fold<A, OP>(buf[threadIdx.x], buf[threadIdx.x + h]);
+        __syncthreads();
+    }
+    return buf[0];
+}
+} // namespace sq
+
+template <class F, typename A, int OP>
+__global__ void __launch_bounds__(SQ_BX) sq_reduce(F f, A* partial) {
+    F g = f;
+    sq::trav_set_strides(g, SQ_JJ, SQ_KK, 0);
+    const long long n = (long long)SQ_NI * SQ_NJ * SQ_NK;
+    A acc = sq::trav_identity<A, OP>();
+    for (long long p = (long long)blockIdx.x * SQ_BX + threadIdx.x; p < n;
+         p += (long long)gridDim.x * SQ_BX) {
+        const int i = int(p % SQ_NI), j = int((p / SQ_NI) % SQ_NJ), k = int(p / SQ_NI / SQ_NJ);
+        acc = sq::trav_fold<A, OP>(acc, A(g(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k)));
+    }
+    acc = sq::trav_block_fold<A, OP, SQ_BX>(acc);
+    if (threadIdx.x == 0) partial[blockIdx.x] = acc;
+}
+
+template <typename A, int OP>
+__global__ void __launch_bounds__(SQ_BX) sq_reduce_final(const A* partial, int n, A* out) {
+    A acc = sq::trav_identity<A, OP>();
+    for (int p = int(threadIdx.x); p < n; p += SQ_BX) acc = sq::trav_fold<A, OP>(acc, partial[p]);
+    acc = sq::trav_block_fold<A, OP, SQ_BX>(acc);
+    if (threadIdx.x == 0) out[0] = acc;
+}
+#endif
+
+#endif // CUDA

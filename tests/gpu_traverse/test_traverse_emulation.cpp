@@ -1,0 +1,203 @@
+// Host emulation of the GPU traversal: the index mapping of src/backends/cuda/traverse.cuh
+// (traverse_thread, the code the kernels run) is called with emulated block and thread
+// indices for every block and thread of a launch, over corner cases and random samples of
+// the tunable space, on awkward grids. Every point of the range must be visited exactly
+// once; deliberately broken mappings show that the check catches misses and repeats.
+#include "backends/cuda/traverse.cuh"
+#include "backends/cuda/traverse_space.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace sp = squall::gpu::space;
+
+struct Grid {
+    int ni, nj, nk;
+};
+const Grid kGrids[] = {{37, 23, 19}, {64, 1, 48}, {5, 7, 3},   {1, 1, 1},
+                       {1, 1, 70},   {33, 17, 2}, {256, 3, 5}, {17, 64, 33}};
+
+// A mapping hook: (shape, block, thread, visit) -> calls visit for each point.
+using Visit = std::function<void(int, int, int)>;
+using Mapping = std::function<void(const sq::TraverseShape&, int, int, int, int, const Visit&)>;
+
+void real_mapping(const sq::TraverseShape& s, int b, int tx, int ty, int tz, const Visit& v) {
+    sq::traverse_thread(s, b, tx, ty, tz, v);
+}
+
+std::string describe(const sq::TraverseShape& s) {
+    std::ostringstream o;
+    o << "grid " << s.ni << "x" << s.nj << "x" << s.nk << " block " << s.bx << "x" << s.by << "x"
+      << s.bz << " tile " << s.tx << "x" << s.ty << "x" << s.tz << " contiguous " << s.cx << s.cy
+      << s.cz << " perm " << s.perm;
+    return o.str();
+}
+
+// Emulates the whole launch; returns an empty string when every point was visited exactly
+// once and nothing outside the range was visited, else the first problem found.
+std::string check(const sq::TraverseShape& s, const Mapping& map) {
+    const int64_t n = int64_t(s.ni) * s.nj * s.nk;
+    std::vector<uint8_t> hits(size_t(n), 0);
+    std::string error;
+    const Visit visit = [&](int i, int j, int k) {
+        if (i < 0 || i >= s.ni || j < 0 || j >= s.nj || k < 0 || k >= s.nk) {
+            if (error.empty())
+                error = "visited (" + std::to_string(i) + "," + std::to_string(j) + "," +
+                        std::to_string(k) + ") outside the range";
+            return;
+        }
+        uint8_t& h = hits[size_t(i + int64_t(s.ni) * (j + int64_t(s.nj) * k))];
+        if (h < 255) ++h;
+    };
+    const int blocks = sq::trav_num_blocks(s);
+    for (int b = 0; b < blocks; ++b)
+        for (int tz = 0; tz < s.bz; ++tz)
+            for (int ty = 0; ty < s.by; ++ty)
+                for (int tx = 0; tx < s.bx; ++tx) map(s, b, tx, ty, tz, visit);
+    if (!error.empty()) return error + " (" + describe(s) + ")";
+    for (int64_t p = 0; p < n; ++p)
+        if (hits[size_t(p)] != 1) {
+            const int i = int(p % s.ni), j = int(p / s.ni % s.nj), k = int(p / s.ni / s.nj);
+            return "point (" + std::to_string(i) + "," + std::to_string(j) + "," +
+                   std::to_string(k) + ") visited " + std::to_string(hits[size_t(p)]) + " times (" +
+                   describe(s) + ")";
+        }
+    return {};
+}
+
+sq::TraverseShape shape(const Grid& g, int bx, int by, int bz, int tx, int ty, int tz, int cx,
+                        int cy, int cz, int perm) {
+    return {g.ni, g.nj, g.nk, bx, by, bz, tx, ty, tz, cx, cy, cz, perm};
+}
+
+// Corner cases: extreme and irregular block shapes, the largest tiles per axis, every
+// tile kind and every block order.
+std::vector<sq::TraverseShape> corner_cases(const Grid& g) {
+    const int blocks[][3] = {{16, 1, 4},  {256, 1, 1}, {32, 2, 2},  {16, 16, 4},
+                             {64, 16, 1}, {16, 4, 16}, {256, 4, 1}, {16, 16, 16}};
+    const int tiles[][3] = {{1, 1, 1}, {8, 1, 1}, {1, 8, 1}, {1, 1, 32},
+                            {2, 4, 4}, {4, 2, 4}, {8, 4, 1}, {1, 2, 16}};
+    std::vector<sq::TraverseShape> out;
+    for (const auto& b : blocks)
+        for (const auto& t : tiles)
+            for (int c = 0; c < 8; ++c)
+                for (int perm = 0; perm < sp::permutations; ++perm) {
+                    const int cx = c & 1, cy = (c >> 1) & 1, cz = (c >> 2) & 1;
+                    if (sp::valid(b[0], b[1], b[2], t[0], t[1], t[2], cx, cy, cz, 1))
+                        out.push_back(
+                            shape(g, b[0], b[1], b[2], t[0], t[1], t[2], cx, cy, cz, perm));
+                }
+    return out;
+}
+
+// Uniform samples of the valid space (rejection sampling, as the runtime does).
+std::vector<sq::TraverseShape> random_cases(const Grid& g, int count, uint32_t seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](const auto& values) {
+        return values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(rng)];
+    };
+    std::uniform_int_distribution<int> bit(0, 1), perm(0, sp::permutations - 1);
+    std::vector<sq::TraverseShape> out;
+    while (int(out.size()) < count) {
+        const int bx = pick(sp::block_x), by = pick(sp::block_y), bz = pick(sp::block_z);
+        const int tx = pick(sp::tile_x), ty = pick(sp::tile_y), tz = pick(sp::tile_z);
+        const int cx = bit(rng), cy = bit(rng), cz = bit(rng), bps = pick(sp::blocks_per_sm);
+        if (sp::valid(bx, by, bz, tx, ty, tz, cx, cy, cz, bps))
+            out.push_back(shape(g, bx, by, bz, tx, ty, tz, cx, cy, cz, perm(rng)));
+    }
+    return out;
+}
+
+TEST(TraverseEmulation, CornerCasesVisitEveryPointOnce) {
+    int checked = 0;
+    for (const Grid& g : kGrids)
+        for (const auto& s : corner_cases(g)) {
+            const std::string err = check(s, real_mapping);
+            ASSERT_TRUE(err.empty()) << err;
+            ++checked;
+        }
+    EXPECT_GT(checked, 8 * 500);
+}
+
+// The other grids (degenerate and power-of-two extents) get fewer random samples.
+TEST(TraverseEmulation, RandomConfigsOnOtherGrids) {
+    uint32_t seed = 1;
+    for (const Grid& g : kGrids) {
+        if (g.ni * g.nj * g.nk == 37 * 23 * 19 || g.ni * g.nj * g.nk == 64 * 48 ||
+            g.ni * g.nj * g.nk == 5 * 7 * 3)
+            continue;
+        for (const auto& s : random_cases(g, 1500, seed++)) {
+            const std::string err = check(s, real_mapping);
+            ASSERT_TRUE(err.empty()) << err;
+        }
+    }
+}
+
+// The three grids of the issue get the full 10,000 random configurations each.
+TEST(TraverseEmulation, TenThousandRandomConfigsOnIssueGrids) {
+    uint32_t seed = 100;
+    for (const Grid& g : {Grid{37, 23, 19}, Grid{64, 1, 48}, Grid{5, 7, 3}})
+        for (const auto& s : random_cases(g, 10000, seed++)) {
+            const std::string err = check(s, real_mapping);
+            ASSERT_TRUE(err.empty()) << err;
+        }
+}
+
+// Every permutation is a bijection between block indices and block coordinates.
+TEST(TraverseEmulation, UnravelIsABijection) {
+    for (int perm = 0; perm < sp::permutations; ++perm) {
+        const sq::TraverseShape s{37, 23, 19, 16, 2, 2, 1, 2, 1, 0, 0, 0, perm};
+        const int nx = sq::trav_blocks_x(s), ny = sq::trav_blocks_y(s), nz = sq::trav_blocks_z(s);
+        std::vector<int> seen(size_t(nx * ny * nz), 0);
+        for (int b = 0; b < sq::trav_num_blocks(s); ++b) {
+            int bi, bj, bk;
+            sq::trav_unravel(s, b, bi, bj, bk);
+            ASSERT_TRUE(bi >= 0 && bi < nx && bj >= 0 && bj < ny && bk >= 0 && bk < nz);
+            ++seen[size_t(bi + nx * (bj + ny * bk))];
+        }
+        for (int v : seen) EXPECT_EQ(v, 1) << "perm " << perm;
+    }
+}
+
+// The check must fail for mappings that miss a point or visit one twice.
+TEST(TraverseEmulation, BrokenMappingsAreCaught) {
+    // Drops the last point along x: missed points.
+    const Mapping drop_last = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
+                                 const Visit& v) {
+        sq::traverse_thread(s, b, tx, ty, tz, [&](int i, int j, int k) {
+            if (i != s.ni - 1) v(i, j, k);
+        });
+    };
+    // Sends the last point along x to its neighbour: one missed, one visited twice.
+    const Mapping off_by_one = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
+                                  const Visit& v) {
+        sq::traverse_thread(s, b, tx, ty, tz,
+                            [&](int i, int j, int k) { v(i == s.ni - 1 ? i - 1 : i, j, k); });
+    };
+    // Unravels with the wrong permutation for the block count along y: repeats.
+    const Mapping wrong_unravel = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
+                                     const Visit& v) {
+        sq::TraverseShape t = s;
+        t.perm = (s.perm + 1) % sp::permutations;
+        sq::traverse_thread(t,
+                            b % (sq::trav_num_blocks(s) - 1 > 0 ? sq::trav_num_blocks(s) - 1 : 1),
+                            tx, ty, tz, v);
+    };
+    for (const Grid& g : {Grid{37, 23, 19}, Grid{64, 1, 48}, Grid{5, 7, 3}}) {
+        const auto s = shape(g, 16, 2, 2, 4, 1, 1, 0, 0, 0, 0);
+        EXPECT_TRUE(check(s, real_mapping).empty());
+        EXPECT_NE(check(s, drop_last), "");
+        EXPECT_NE(check(s, off_by_one), "");
+        EXPECT_NE(check(s, wrong_unravel), "");
+    }
+}
+
+} // namespace
