@@ -1,7 +1,7 @@
 #pragma once
 // All arrays of one rank: prognostic fields with their tendencies, diagnostic fields,
 // and 2-D surface arrays. Fields are members, not looked up by name, so hot code stays
-// free of string work.
+// free of string work. With on_device every array also has a device copy (field.h).
 #include <vector>
 
 #include "model/field.h"
@@ -15,28 +15,49 @@ struct Fields {
     Field3d<T> p;              // pressure (also holds the pressure RHS)
     Field3d<T> evisc, strain2; // LES closure
     bool has_scalar = false;
+    bool on_device = false;
 
     // Surface arrays, indexed ij = i + j*jj over the full icells x jcells plane.
-    std::vector<T> u_fluxbot, v_fluxbot, s_fluxbot; // kinematic fluxes at the bottom wall
-    std::vector<T> dudz_bot, dvdz_bot, dsdz_bot;    // wall gradients (ghost cells)
-    std::vector<T> ustar, obuk_inv;                 // surface-layer state
+    DeviceArray<T> u_fluxbot, v_fluxbot, s_fluxbot; // kinematic fluxes at the bottom wall
+    DeviceArray<T> dudz_bot, dvdz_bot, dsdz_bot;    // wall gradients (ghost cells)
+    DeviceArray<T> ustar, obuk_inv;                 // surface-layer state
 
-    Fields(const GridDims& d, bool with_scalar, bool with_les, bool with_surface)
-        : u(d), v(d), w(d), ut(d), vt(d), wt(d), p(d), has_scalar(with_scalar) {
+    Fields(const GridDims& d, bool with_scalar, bool with_les, bool with_surface,
+           bool device = false)
+        : u(d, device), v(d, device), w(d, device), ut(d, device), vt(d, device), wt(d, device),
+          p(d, device), has_scalar(with_scalar), on_device(device) {
         if (with_scalar) {
-            s = Field3d<T>(d);
-            st = Field3d<T>(d);
+            s = Field3d<T>(d, device);
+            st = Field3d<T>(d, device);
         }
         if (with_les) {
-            evisc = Field3d<T>(d);
-            strain2 = Field3d<T>(d);
+            evisc = Field3d<T>(d, device);
+            strain2 = Field3d<T>(d, device);
         }
         if (with_surface) {
             const std::size_t n = std::size_t(d.icells) * d.jcells;
-            for (auto* a : {&u_fluxbot, &v_fluxbot, &s_fluxbot, &dudz_bot, &dvdz_bot, &dsdz_bot,
-                            &ustar, &obuk_inv})
-                a->assign(n, T(0));
+            for (auto* a : surface_arrays()) a->assign(n, T(0), device);
         }
+    }
+
+    std::vector<Field3d<T>*> fields_3d() {
+        std::vector<Field3d<T>*> r;
+        for (auto* f : {&u, &v, &w, &s, &ut, &vt, &wt, &st, &p, &evisc, &strain2})
+            if (f->size() > 0) r.push_back(f);
+        return r;
+    }
+    std::vector<DeviceArray<T>*> surface_arrays() {
+        return {&u_fluxbot, &v_fluxbot, &s_fluxbot, &dudz_bot,
+                &dvdz_bot,  &dsdz_bot,  &ustar,     &obuk_inv};
+    }
+    // Copies every array to the device / back to the host (no-ops on the CPU).
+    void to_device() {
+        for (auto* f : fields_3d()) f->to_device();
+        for (auto* a : surface_arrays()) a->to_device();
+    }
+    void to_host() {
+        for (auto* f : fields_3d()) f->to_host();
+        for (auto* a : surface_arrays()) a->to_host();
     }
 };
 

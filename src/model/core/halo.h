@@ -1,10 +1,11 @@
 #pragma once
 // Periodic ghost-cell exchange in x and y, through MPI when the direction is split over
 // ranks and as a local copy when it is not. The y pass includes the x ghost columns so the
-// corners are filled too.
-#include <vector>
-
+// corners are filled too. Packing, unpacking and the local wrap are kernels
+// (kernels/halo.cuh) launched on the active backend; with on_device the packed buffers
+// are staged through the host for MPI (one rank per GPU).
 #include "model/decomp.h"
+#include "model/field.h"
 #include "model/grid.h"
 
 namespace squall {
@@ -12,8 +13,9 @@ namespace squall {
 template <typename T>
 class Halo {
 public:
-    Halo(const GridDims& d, const Decomposition& decomp);
-    // Exchange all ghost cells of a 3-D array with nk levels (kcells for fields).
+    Halo(const GridDims& d, const Decomposition& decomp, bool on_device = false);
+    // Exchange all ghost cells of a 3-D array with nk <= kcells levels (kcells for fields).
+    // `a` is the pointer kernels use (device memory when on_device).
     void exchange(T* a, int nk) const;
     // Exchange the ghost cells of a 2-D (icells x jcells) array.
     void exchange_2d(T* a) const { exchange(a, 1); }
@@ -21,9 +23,13 @@ public:
 private:
     GridDims d_;
     const Decomposition* decomp_;
-    mutable std::vector<T> send_, recv_;
+    bool on_device_;
+    // Send and receive buffers: two directions each, sized for kcells levels. The kernels
+    // write the device ones when on_device; MPI always uses the host copies.
+    mutable DeviceArray<T> send_, recv_;
     void exchange_x(T* a, int nk) const;
     void exchange_y(T* a, int nk) const;
+    void sendrecv(int n, int lo, int hi, int tag) const;
 };
 
 } // namespace squall

@@ -8,10 +8,15 @@
 #include <fmt/core.h>
 
 #include "backends/launch.h"
+#include "kernels/diagnostics.cuh"
 #include "kernels/diff.cuh"
 #include "kernels/pressure.cuh"
+#include "model/core/gpu_session.h"
 #include "model/core/init.h"
 #include "model/pressure/pressure.h"
+#ifdef SQUALL_GPU_MODEL
+#include "model/pressure/pressure_gpu.h"
+#endif
 #include "model/stats/stats.h"
 
 namespace squall {
@@ -35,11 +40,22 @@ std::int64_t to_itime(double t) {
 
 template <typename T>
 Model<T>::Model(const Config& cfg, const Decomposition& decomp)
-    : cfg_(cfg), decomp_(decomp),
+    : cfg_(cfg), decomp_(decomp), on_device_(cfg.backend == Backend::gpu),
       g_(Grid<T>::make(cfg, decomp.npx, decomp.npy, decomp.px, decomp.py)),
-      f_(g_.d, cfg.thermo != ThermoType::none, cfg.diff == DiffType::smag2, cfg.bc.surface.enabled),
-      halo_(g_.d, decomp) {
-    pres_ = std::make_unique<PressureSolver<T>>(g_, decomp_);
+      metric_arrays_(g_, on_device_), m_(metric_arrays_.get()),
+      f_(g_.d, cfg.thermo != ThermoType::none, cfg.diff == DiffType::smag2, cfg.bc.surface.enabled,
+         on_device_),
+      halo_(g_.d, decomp, on_device_) {
+    if (on_device_) {
+#ifdef SQUALL_GPU_MODEL
+        pres_gpu_ = std::make_shared<PressureSolverGpu<T>>(g_, decomp_, gpu_runtime());
+#else
+        throw std::runtime_error("backend 'gpu': this build has no GPU model (no CUDA toolkit at "
+                                 "build time); use the CPU backend");
+#endif
+    } else {
+        pres_ = std::make_unique<PressureSolver<T>>(g_, decomp_);
+    }
     rk_a_ = cfg.rk_order == 4 ? rk4_a : rk3_a;
     rk_b_ = cfg.rk_order == 4 ? rk4_b : rk3_b;
     iendtime_ = to_itime(cfg.endtime);
@@ -48,11 +64,11 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
     idt_ = to_itime(cfg.dt);
     if (cfg.bc.surface.enabled && f_.has_scalar) {
         // The surface model prescribes the scalar flux; the case gives it as the bottom value.
-        std::fill(f_.s_fluxbot.begin(), f_.s_fluxbot.end(), T(cfg.bc.s_bot_value));
+        f_.s_fluxbot.fill(T(cfg.bc.s_bot_value));
     }
     if (cfg.sponge.enabled) {
         // Damping rate sigma ((z - zstart)/(zsize - zstart))^beta above zstart.
-        sponge_coef_.assign(g_.d.kcells, T(0));
+        sponge_coef_.assign(g_.d.kcells, T(0), on_device_);
         for (int k = g_.d.kstart; k < g_.d.kend; ++k) {
             const double z = g_.z[k];
             if (z > cfg.sponge.zstart)
@@ -61,6 +77,7 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
                       std::pow((z - cfg.sponge.zstart) / (cfg.grid.zsize - cfg.sponge.zstart),
                                cfg.sponge.beta));
         }
+        sponge_coef_.to_device();
     }
     if (cfg.stats_every > 0) {
         const std::filesystem::path dir(cfg.output_dir);
@@ -84,17 +101,25 @@ void Model<T>::set_fixed_dt(double dt) {
 
 template <typename T>
 void Model<T>::initialise() {
+    // Initial fields are set on the host and copied to the device once.
     set_initial_fields(cfg_, g_, f_);
+    f_.to_device();
     set_boundaries();
     if (cfg_.sponge.enabled) {
         // Relax towards the unperturbed initial state; it is analytic, so it is the same on
         // every rank and the run stays independent of the decomposition.
         const int kc = g_.d.kcells;
-        sponge_uref_.assign(kc, T(cfg_.init.u0));
-        sponge_vref_.assign(kc, T(cfg_.init.v0));
-        sponge_sref_.resize(kc);
+        sponge_uref_.assign(kc, T(cfg_.init.u0), on_device_);
+        sponge_vref_.assign(kc, T(cfg_.init.v0), on_device_);
+        sponge_sref_.assign(kc, T(0), false);
         for (int k = 0; k < kc; ++k)
             sponge_sref_[k] = T(initial_scalar_profile(cfg_.init, g_.z[k]));
+        if (on_device_) {
+            DeviceArray<T> sref(kc, true);
+            std::copy(sponge_sref_.host(), sponge_sref_.host() + kc, sref.host());
+            sref.to_device();
+            sponge_sref_ = std::move(sref);
+        }
     }
     project_initial();
 }
@@ -117,8 +142,8 @@ template <typename T>
 double Model<T>::cfl_per_dt() {
     const auto& d = g_.d;
     return allreduce_max(
-        double(launch_max(range_c(), sq::Cfl<T>{f_.u.data(), f_.v.data(), f_.w.data(),
-                                                g_.dzi.data(), g_.dxi, g_.dyi, d.jj, d.kk})));
+        double(launch_max(range_c(), sq::Cfl<T>{f_.u.data(), f_.v.data(), f_.w.data(), m_.dzi,
+                                                g_.dxi, g_.dyi, d.jj, d.kk})));
 }
 
 template <typename T>
@@ -126,10 +151,10 @@ double Model<T>::dn_per_dt() {
     const auto& d = g_.d;
     double dn = 0;
     if (cfg_.diff == DiffType::constant)
-        dn = launch_max(range_c(), sq::DnConst<T>{T(std::max(cfg_.nu, cfg_.kappa)), g_.dzi.data(),
-                                                  g_.dxi, g_.dyi});
+        dn = launch_max(range_c(),
+                        sq::DnConst<T>{T(std::max(cfg_.nu, cfg_.kappa)), m_.dzi, g_.dxi, g_.dyi});
     else if (cfg_.diff == DiffType::smag2)
-        dn = launch_max(range_c(), sq::DnSmag<T>{f_.evisc.data(), g_.dzi.data(), g_.dxi, g_.dyi,
+        dn = launch_max(range_c(), sq::DnSmag<T>{f_.evisc.data(), m_.dzi, g_.dxi, g_.dyi,
                                                  T(cfg_.prandtl_t), d.jj, d.kk}) +
              // Molecular viscosity adds to the eddy viscosity in the diffusion kernels.
              std::max(cfg_.nu, cfg_.kappa) *
@@ -184,42 +209,20 @@ Diagnostics Model<T>::diagnostics() {
     const double dtv = dt();
     r.cfl = cfl_per_dt() * dtv;
     r.dn = dn_per_dt() * dtv;
-    const sq::Divergence<T> div{
-        f_.u.data(),    f_.v.data(), f_.w.data(), g_.dzi.data(), g_.rho.data(),
-        g_.rhoh.data(), g_.dxi,      g_.dyi,      d.jj,          d.kk};
-    r.div = allreduce_max(double(launch_max(range_c(), [&](int i, int j, int k) {
-        const T v = div(i, j, k);
-        return v < T(0) ? -v : v;
-    })));
-    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data(), *dz = g_.dz.data();
-    const int jj = d.jj, kk = d.kk;
+    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data(), *dz = m_.dz;
+    r.div = allreduce_max(
+        double(launch_max(range_c(), sq::AbsDivergence<T>{u, v, w, m_.dzi, m_.rho, m_.rhoh, g_.dxi,
+                                                          g_.dyi, d.jj, d.kk})));
     const double volume = double(g_.xsize) * g_.ysize * g_.zsize;
     const double cell = double(g_.dx) * g_.dy;
-    r.ke = allreduce_sum(launch_sum(range_c(),
-                                    [&](int i, int j, int k) {
-                                        const int ijk = i + j * jj + k * kk;
-                                        const double uc = sq::interp2(u[ijk], u[ijk + 1]);
-                                        const double vc = sq::interp2(v[ijk], v[ijk + jj]);
-                                        const double wc = sq::interp2(w[ijk], w[ijk + kk]);
-                                        return 0.5 * (uc * uc + vc * vc + wc * wc) * dz[k];
-                                    })) *
+    r.ke = allreduce_sum(launch_sum(range_c(), sq::KineticEnergyDz<T>{u, v, w, dz, d.jj, d.kk})) *
            cell / volume;
-    r.mom_u = allreduce_sum(launch_sum(
-                  range_c(),
-                  [&](int i, int j, int k) { return double(u[i + j * jj + k * kk]) * dz[k]; })) *
-              cell;
-    r.mom_v = allreduce_sum(launch_sum(
-                  range_c(),
-                  [&](int i, int j, int k) { return double(v[i + j * jj + k * kk]) * dz[k]; })) *
-              cell;
-    if (f_.has_scalar) {
-        const T* s = f_.s.data();
-        r.s_mean = allreduce_sum(launch_sum(range_c(),
-                                            [&](int i, int j, int k) {
-                                                return double(s[i + j * jj + k * kk]) * dz[k];
-                                            })) *
-                   cell / volume;
-    }
+    r.mom_u = allreduce_sum(launch_sum(range_c(), sq::ValueDz<T>{u, dz, d.jj, d.kk})) * cell;
+    r.mom_v = allreduce_sum(launch_sum(range_c(), sq::ValueDz<T>{v, dz, d.jj, d.kk})) * cell;
+    if (f_.has_scalar)
+        r.s_mean =
+            allreduce_sum(launch_sum(range_c(), sq::ValueDz<T>{f_.s.data(), dz, d.jj, d.kk})) *
+            cell / volume;
     return r;
 }
 
@@ -239,18 +242,55 @@ void Model<T>::sample_stats() {
     if (!stats_) return;
     const Diagnostics dg = diagnostics();
     StatsInput<T> in;
-    in.u = &f_.u;
-    in.v = &f_.v;
-    in.w = &f_.w;
-    if (f_.has_scalar) in.s = &f_.s;
-    if (les()) in.evisc = &f_.evisc;
+    if (on_device_) {
+        // Statistics reads host memory: copy the sampled arrays down into host-only copies.
+        if (!stats_host_) {
+            stats_host_ = std::make_unique<HostCopies>();
+            auto& h = *stats_host_;
+            h.u = Field3d<T>(g_.d);
+            h.v = Field3d<T>(g_.d);
+            h.w = Field3d<T>(g_.d);
+            if (f_.has_scalar) h.s = Field3d<T>(g_.d);
+            if (les()) h.evisc = Field3d<T>(g_.d);
+            if (surface()) {
+                for (auto* a : {&h.s_fluxbot, &h.ustar, &h.obuk_inv}) a->resize(f_.ustar.size());
+            }
+        }
+        auto& h = *stats_host_;
+        f_.u.copy_to_host(h.u.host());
+        f_.v.copy_to_host(h.v.host());
+        f_.w.copy_to_host(h.w.host());
+        if (f_.has_scalar) f_.s.copy_to_host(h.s.host());
+        if (les()) f_.evisc.copy_to_host(h.evisc.host());
+        in.u = &h.u;
+        in.v = &h.v;
+        in.w = &h.w;
+        if (f_.has_scalar) in.s = &h.s;
+        if (les()) in.evisc = &h.evisc;
+        if (surface()) {
+            if (f_.has_scalar) {
+                f_.s_fluxbot.copy_to_host(h.s_fluxbot.data());
+                in.s_fluxbot = h.s_fluxbot.data();
+            }
+            f_.ustar.copy_to_host(h.ustar.data());
+            f_.obuk_inv.copy_to_host(h.obuk_inv.data());
+            in.ustar = h.ustar.data();
+            in.obuk_inv = h.obuk_inv.data();
+        }
+    } else {
+        in.u = &f_.u;
+        in.v = &f_.v;
+        in.w = &f_.w;
+        if (f_.has_scalar) in.s = &f_.s;
+        if (les()) in.evisc = &f_.evisc;
+        if (surface()) {
+            if (f_.has_scalar) in.s_fluxbot = f_.s_fluxbot.host();
+            in.ustar = f_.ustar.host();
+            in.obuk_inv = f_.obuk_inv.host();
+        }
+    }
     in.kappa = cfg_.kappa;
     in.prandtl_t_inv = 1.0 / cfg_.prandtl_t;
-    if (surface()) {
-        if (f_.has_scalar) in.s_fluxbot = f_.s_fluxbot.data();
-        in.ustar = f_.ustar.data();
-        in.obuk_inv = f_.obuk_inv.data();
-    }
     in.dt = dt();
     in.cfl = dg.cfl;
     in.dn = dg.dn;
@@ -282,6 +322,7 @@ void Model<T>::run() {
         }
     }
     const double total = std::chrono::duration<double>(clock::now() - t_start).count();
+    to_host(); // the final state back on the host (waits for the device's last kernels)
     if (decomp_.rank == 0 && nstep_ > 0) {
         const double points = double(g_.d.itot) * g_.d.jtot * g_.d.ktot;
         fmt::print("squall: {} steps in {:.3f} s: {:.4f} s/step, {:.2f} ns per grid point per step "

@@ -10,6 +10,7 @@
 #include "model/config/config.h"
 #include "model/core/fields.h"
 #include "model/core/halo.h"
+#include "model/core/metrics.h"
 #include "model/decomp.h"
 #include "model/grid.h"
 
@@ -17,6 +18,8 @@ namespace squall {
 
 template <typename T>
 class PressureSolver;
+template <typename T>
+class PressureSolverGpu;
 template <typename T>
 class Statistics;
 
@@ -30,6 +33,8 @@ struct Diagnostics {
 template <typename T>
 class Model {
 public:
+    // With cfg.backend == gpu every array lives on the device and the GPU dispatch must be
+    // active (gpu_session.h) while the model steps; anything else runs on the CPU.
     Model(const Config& cfg, const Decomposition& decomp);
     ~Model();
 
@@ -44,6 +49,9 @@ public:
     Diagnostics diagnostics(); // global (MPI-reduced) diagnostics of the current state
 
     Fields<T>& fields() { return f_; }
+    bool on_device() const { return on_device_; }
+    // Copies the whole state back to the host copies (no-op on the CPU).
+    void to_host() { f_.to_host(); }
     const Grid<T>& grid() const { return g_; }
     const Config& config() const { return cfg_; }
     const Decomposition& decomp() const { return decomp_; }
@@ -53,17 +61,27 @@ public:
 private:
     const Config& cfg_;
     const Decomposition& decomp_;
+    bool on_device_;
     Grid<T> g_;
+    MetricArrays<T> metric_arrays_;
+    Metrics<T> m_; // the metric pointers kernels take (host or device copies)
     Fields<T> f_;
     Halo<T> halo_;
     std::unique_ptr<PressureSolver<T>> pres_;
+    std::shared_ptr<PressureSolverGpu<T>> pres_gpu_; // shared_ptr: complete type only where made
+    // Host-only copies for output on the GPU: Statistics reads Field3d::data().
+    struct HostCopies {
+        Field3d<T> u, v, w, s, evisc;
+        std::vector<T> s_fluxbot, ustar, obuk_inv;
+    };
+    std::unique_ptr<HostCopies> stats_host_;
     std::unique_ptr<Statistics<T>> stats_;
 
     std::vector<double> rk_a_, rk_b_;
     std::int64_t itime_ = 0, idt_ = 0, iendtime_ = 0, istats_every_ = 0;
     long nstep_ = 0;
     bool fixed_dt_ = false;
-    std::vector<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
+    DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
 
     // One RK substep pieces (tendencies.cpp).
     void surface_layer();

@@ -9,6 +9,9 @@
 #include "kernels/timeint.cuh"
 #include "model/core/model.h"
 #include "model/pressure/pressure.h"
+#ifdef SQUALL_GPU_MODEL
+#include "model/pressure/pressure_gpu.h"
+#endif
 
 namespace squall {
 
@@ -43,7 +46,7 @@ void Model<T>::set_boundaries() {
 
     const sq::Range3 r = range_2d();
     const T dzh_bot = g_.dzh[d.kstart], dzh_top = g_.dzh[d.kend];
-    auto mom = [&](Field3d<T>& a, T wall_bot, T wall_top, const std::vector<T>& grad_bot) {
+    auto mom = [&](Field3d<T>& a, T wall_bot, T wall_top, DeviceArray<T>& grad_bot) {
         if (surface())
             launch_2d(r, sq::GhostBottom<T>{a.data(), grad_bot.data(), T(0), dzh_bot, 0, d.kstart,
                                             d.jj, d.kk});
@@ -85,13 +88,13 @@ void Model<T>::closure() {
     if (!les()) return;
     const auto& d = g_.d;
     launch(range_c(), sq::Strain2<T>{f_.strain2.data(), f_.u.data(), f_.v.data(), f_.w.data(),
-                                     g_.dzi.data(), g_.dzhi.data(), g_.dxi, g_.dyi, d.jj, d.kk});
+                                     m_.dzi, m_.dzhi, g_.dxi, g_.dyi, d.jj, d.kk});
     const bool dry = cfg_.thermo == ThermoType::dry || cfg_.thermo == ThermoType::buoy;
     const T g_over_thref = cfg_.thermo == ThermoType::dry ? T(cfg_.gravity / cfg_.thref) : T(1);
-    launch(range_c(), sq::EviscSmag<T>{f_.evisc.data(), f_.strain2.data(),
-                                       dry ? f_.s.data() : nullptr, g_over_thref, g_.z.data(),
-                                       g_.dz.data(), g_.dx, g_.dy, T(cfg_.cs), T(cfg_.prandtl_t),
-                                       T(cfg_.bc.surface.z0m), surface() ? 1 : 0, d.jj, d.kk});
+    launch(range_c(),
+           sq::EviscSmag<T>{f_.evisc.data(), f_.strain2.data(), dry ? f_.s.data() : nullptr,
+                            g_over_thref, m_.z, m_.dz, g_.dx, g_.dy, T(cfg_.cs), T(cfg_.prandtl_t),
+                            T(cfg_.bc.surface.z0m), surface() ? 1 : 0, d.jj, d.kk});
     launch_2d(range_2d(), sq::GhostMirror<T>{f_.evisc.data(), d.kstart, d.kend, d.jj, d.kk});
     halo_.exchange(f_.evisc.data(), d.kcells);
 }
@@ -100,8 +103,7 @@ template <typename T>
 void Model<T>::advection() {
     const auto& d = g_.d;
     T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
-    const T *dzi = g_.dzi.data(), *dzhi = g_.dzhi.data(), *rho = g_.rho.data(),
-            *rhoh = g_.rhoh.data();
+    const T *dzi = m_.dzi, *dzhi = m_.dzhi, *rho = m_.rho, *rhoh = m_.rhoh;
     if (cfg_.advec == AdvecScheme::second) {
         launch(range_c(),
                sq::AdvecU2<T>{f_.ut.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
@@ -129,8 +131,7 @@ void Model<T>::advection() {
 template <typename T>
 void Model<T>::diffusion() {
     const auto& d = g_.d;
-    const T *dzi = g_.dzi.data(), *dzhi = g_.dzhi.data(), *rho = g_.rho.data(),
-            *rhoh = g_.rhoh.data();
+    const T *dzi = m_.dzi, *dzhi = m_.dzhi, *rho = m_.rho, *rhoh = m_.rhoh;
     if (cfg_.diff == DiffType::constant) {
         const T nu = T(cfg_.nu), kappa = T(cfg_.kappa);
         launch(range_c(), sq::DiffU2<T>{f_.ut.data(), f_.u.data(), dzi, dzhi, rho, rhoh, g_.dxi,
@@ -202,14 +203,18 @@ void Model<T>::pressure(T dts) {
     halo_.exchange(f_.ut.data(), d.kcells);
     halo_.exchange(f_.vt.data(), d.kcells);
     halo_.exchange(f_.wt.data(), d.kcells);
-    launch(range_c(),
-           sq::PresIn<T>{f_.p.data(), f_.u.data(), f_.v.data(), f_.w.data(), f_.ut.data(),
-                         f_.vt.data(), f_.wt.data(), g_.dzi.data(), g_.rho.data(), g_.rhoh.data(),
-                         g_.dxi, g_.dyi, T(1) / dts, d.jj, d.kk});
-    pres_->solve(f_.p);
+    launch(range_c(), sq::PresIn<T>{f_.p.data(), f_.u.data(), f_.v.data(), f_.w.data(),
+                                    f_.ut.data(), f_.vt.data(), f_.wt.data(), m_.dzi, m_.rho,
+                                    m_.rhoh, g_.dxi, g_.dyi, T(1) / dts, d.jj, d.kk});
+#ifdef SQUALL_GPU_MODEL
+    if (pres_gpu_)
+        pres_gpu_->solve(f_.p.data());
+    else
+#endif
+        pres_->solve(f_.p);
     halo_.exchange(f_.p.data(), d.kcells);
-    launch(range_c(), sq::PresOut<T>{f_.ut.data(), f_.vt.data(), f_.wt.data(), f_.p.data(),
-                                     g_.dzhi.data(), g_.dxi, g_.dyi, d.kstart, d.jj, d.kk});
+    launch(range_c(), sq::PresOut<T>{f_.ut.data(), f_.vt.data(), f_.wt.data(), f_.p.data(), m_.dzhi,
+                                     g_.dxi, g_.dyi, d.kstart, d.jj, d.kk});
 }
 
 // phi += b dt phi_t, then phi_t *= a_next so the next stage simply adds into it.

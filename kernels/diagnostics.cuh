@@ -1,0 +1,57 @@
+#pragma once
+// Run-time diagnostics as reductions (launch_max / launch_sum): one value per centre
+// point, reduced by the backend. Sums are formed in double, as the CPU backend
+// accumulates, so float runs report the same diagnostics to float round-off of the fields.
+#include "common.cuh"
+
+namespace sq {
+
+// |divergence| at the centre (density weighted, divided by rho), as Divergence.
+template <typename T>
+struct AbsDivergence {
+    static constexpr const char* name = "diag_abs_divergence";
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi;
+    int jj, kk;
+
+    SQ_HD T operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const T div = (rho[k] * ((u[ijk + 1] - u[ijk]) * dxi + (v[ijk + jj] - v[ijk]) * dyi) +
+                       (rhoh[k + 1] * w[ijk + kk] - rhoh[k] * w[ijk]) * dzi[k]) /
+                      rho[k];
+        return abs_(div);
+    }
+};
+
+// Kinetic energy of the centre-interpolated velocity times the layer depth.
+template <typename T>
+struct KineticEnergyDz {
+    static constexpr const char* name = "diag_ke_dz";
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    const T* SQ_RESTRICT dz;
+    int jj, kk;
+
+    SQ_HD double operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        const double uc = interp2(u[ijk], u[ijk + 1]);
+        const double vc = interp2(v[ijk], v[ijk + jj]);
+        const double wc = interp2(w[ijk], w[ijk + kk]);
+        return 0.5 * (uc * uc + vc * vc + wc * wc) * dz[k];
+    }
+};
+
+// A field times the layer depth (vertical integrals: momentum, scalar content).
+template <typename T>
+struct ValueDz {
+    static constexpr const char* name = "diag_value_dz";
+    const T* SQ_RESTRICT a;
+    const T* SQ_RESTRICT dz;
+    int jj, kk;
+
+    SQ_HD double operator()(int i, int j, int k) const {
+        return double(a[i + j * jj + k * kk]) * dz[k];
+    }
+};
+
+} // namespace sq

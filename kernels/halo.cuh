@@ -1,0 +1,107 @@
+#pragma once
+// Periodic halo exchange as per-point kernels, so that it runs wherever the fields live
+// (launch() on the CPU or the GPU). Not physics: pure copies, bitwise exact.
+// x pass: the igc ghost columns of the interior rows; y pass: the jgc ghost rows over the
+// full icells width, so the corners follow the x pass. Traversal index i (x kernels) or
+// j (y kernels) counts the ghost layer g0 = 0 .. gc-1; nk levels (kcells for fields,
+// 1 for 2-D surface arrays). Packed buffers are ordered (k, j, i), i fastest, matching
+// across ranks: x buffers hold igc*jmax*nk values, y buffers jgc*icells*nk (icells == jj).
+#include "common.cuh"
+
+namespace sq {
+
+// One rank along x: wrap from the opposite interior edge. Range {0,igc, jstart,jend, 0,nk}.
+// Modular indexing also covers imax < igc.
+template <typename T>
+struct HaloWrapX {
+    static constexpr const char* name = "halo_wrap_x";
+    T* a;
+    int istart, iend, imax;
+    int jj, kk;
+    SQ_HD void operator()(int g0, int j, int k) const {
+        T* row = a + j * jj + k * kk;
+        const int g = g0 + 1;
+        row[istart - g] = row[istart + (imax - g % imax) % imax];
+        row[iend - 1 + g] = row[istart + (g - 1) % imax];
+    }
+};
+
+// One rank along y: whole rows. Range {0,icells, 0,jgc, 0,nk}.
+template <typename T>
+struct HaloWrapY {
+    static constexpr const char* name = "halo_wrap_y";
+    T* a;
+    int jstart, jend, jmax;
+    int jj, kk;
+    SQ_HD void operator()(int i, int g0, int k) const {
+        const int g = g0 + 1;
+        const int src_s = jstart + (jmax - g % jmax) % jmax;
+        const int src_n = jstart + (g - 1) % jmax;
+        a[i + (jstart - g) * jj + k * kk] = a[i + src_s * jj + k * kk];
+        a[i + (jend - 1 + g) * jj + k * kk] = a[i + src_n * jj + k * kk];
+    }
+};
+
+// Several ranks along x: the west and east interior columns into send buffers.
+// Range {0,igc, jstart,jend, 0,nk}.
+template <typename T>
+struct HaloPackX {
+    static constexpr const char* name = "halo_pack_x";
+    T *send_w, *send_e;
+    const T* a;
+    int istart, iend, jstart, jmax, igc;
+    int jj, kk;
+    SQ_HD void operator()(int i0, int j, int k) const {
+        const int c = i0 + igc * ((j - jstart) + jmax * k);
+        const int row = j * jj + k * kk;
+        send_w[c] = a[istart + i0 + row];
+        send_e[c] = a[iend - igc + i0 + row];
+    }
+};
+
+// Received columns into the west and east ghosts. Same range and layout as HaloPackX.
+template <typename T>
+struct HaloUnpackX {
+    static constexpr const char* name = "halo_unpack_x";
+    T* a;
+    const T *recv_w, *recv_e;
+    int istart, iend, jstart, jmax, igc;
+    int jj, kk;
+    SQ_HD void operator()(int i0, int j, int k) const {
+        const int c = i0 + igc * ((j - jstart) + jmax * k);
+        const int row = j * jj + k * kk;
+        a[istart - igc + i0 + row] = recv_w[c];
+        a[iend + i0 + row] = recv_e[c];
+    }
+};
+
+// Several ranks along y: the south and north interior rows. Range {0,icells, 0,jgc, 0,nk}.
+template <typename T>
+struct HaloPackY {
+    static constexpr const char* name = "halo_pack_y";
+    T *send_s, *send_n;
+    const T* a;
+    int jstart, jend, jgc;
+    int jj, kk;
+    SQ_HD void operator()(int i, int j0, int k) const {
+        const int c = i + jj * (j0 + jgc * k);
+        send_s[c] = a[i + (jstart + j0) * jj + k * kk];
+        send_n[c] = a[i + (jend - jgc + j0) * jj + k * kk];
+    }
+};
+
+template <typename T>
+struct HaloUnpackY {
+    static constexpr const char* name = "halo_unpack_y";
+    T* a;
+    const T *recv_s, *recv_n;
+    int jstart, jend, jgc;
+    int jj, kk;
+    SQ_HD void operator()(int i, int j0, int k) const {
+        const int c = i + jj * (j0 + jgc * k);
+        a[i + (jstart - jgc + j0) * jj + k * kk] = recv_s[c];
+        a[i + (jend + j0) * jj + k * kk] = recv_n[c];
+    }
+};
+
+} // namespace sq
