@@ -1,0 +1,119 @@
+#pragma once
+// Kernels of the GPU pressure solver (PressureSolverGpu, NUMERICS.md "Pressure"): pack the
+// interior of a field into the FFT input, solve the tridiagonal system in z per horizontal
+// wavenumber, unpack. The per-thread work is in SQ_HD functions so a host test can run
+// exactly this index logic with FFTW; the __global__ wrappers exist only under NVRTC/nvcc.
+#include "kernels/common.cuh"
+
+namespace sq {
+
+// Where the interior lives in the field and how the packed buffer is laid out.
+struct PressurePackDims {
+    int itot, jtot, ktot;       // interior sizes (single rank: the whole domain)
+    int istart, jstart, kstart; // first interior index of the field
+    int jj, kk;                 // field strides
+    int stride;                 // 1: real FFT input; 2: real parts of a complex array
+};
+
+// Packed index of interior point (i, j, k), all counted from 0.
+SQ_HD long pressure_packed_index(const PressurePackDims& d, int i, int j, int k) {
+    return long(d.stride) * (i + long(d.itot) * (j + long(d.jtot) * k));
+}
+
+SQ_HD long pressure_field_index(const PressurePackDims& d, int i, int j, int k) {
+    return (d.istart + i) + long(d.jstart + j) * d.jj + long(d.kstart + k) * d.kk;
+}
+
+template <typename T>
+SQ_HD void pressure_pack_point(const PressurePackDims& d, int i, int j, int k,
+                               const T* SQ_RESTRICT field, T* SQ_RESTRICT packed) {
+    packed[pressure_packed_index(d, i, j, k)] = field[pressure_field_index(d, i, j, k)];
+}
+
+// Writes the solution back and mirrors the first level into the ghost below the wall.
+template <typename T>
+SQ_HD void pressure_unpack_point(const PressurePackDims& d, int i, int j, int k,
+                                 const T* SQ_RESTRICT packed, T* SQ_RESTRICT field) {
+    const T v = packed[pressure_packed_index(d, i, j, k)];
+    const long ijk = pressure_field_index(d, i, j, k);
+    field[ijk] = v;
+    if (k == 0) field[ijk - d.kk] = v;
+}
+
+// Thomas algorithm for one complex column `col` of the transformed field. x holds
+// interleaved (re, im) pairs, ncol complex values per level; both parts obey the same real
+// system. coef holds five arrays of ktot values: a, c (links to k-1 and k+1, zero at the
+// walls), dz^2 rho, the diagonal without the wavenumber term, and dz^2/(itot jtot) that
+// scales the right-hand side. The mean mode (col 0) adds top_mean to its last diagonal
+// entry (pi = 0 on the top face). gam needs ncol*ktot values of scratch.
+template <typename T>
+SQ_HD void pressure_thomas_column(long col, long ncol, int ktot, T* SQ_RESTRICT x,
+                                  T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
+                                  const T* SQ_RESTRICT coef, T top_mean) {
+    const T* a = coef;
+    const T* c = coef + ktot;
+    const T* dz2rho = coef + 2 * ktot;
+    const T* b_base = coef + 3 * ktot;
+    const T* rhs_scale = coef + 4 * ktot;
+    const T bm = bmat[col];
+    const T top_fix = col == 0 ? top_mean : T(0);
+
+    T* x0 = x + 2 * col;
+    T binv = T(1) / (dz2rho[0] * bm + b_base[0] + (ktot == 1 ? top_fix : T(0)));
+    T re = rhs_scale[0] * x0[0] * binv;
+    T im = rhs_scale[0] * x0[1] * binv;
+    x0[0] = re;
+    x0[1] = im;
+    for (int k = 1; k < ktot; ++k) {
+        T* xk = x + 2 * (col + ncol * k);
+        const T g = c[k - 1] * binv;
+        const T diag = dz2rho[k] * bm + b_base[k] + (k == ktot - 1 ? top_fix : T(0));
+        binv = T(1) / (diag - a[k] * g);
+        gam[col + ncol * k] = g;
+        re = (rhs_scale[k] * xk[0] - a[k] * re) * binv;
+        im = (rhs_scale[k] * xk[1] - a[k] * im) * binv;
+        xk[0] = re;
+        xk[1] = im;
+    }
+    for (int k = ktot - 2; k >= 0; --k) {
+        T* xk = x + 2 * (col + ncol * k);
+        const T g = gam[col + ncol * (k + 1)];
+        re = xk[0] - g * re;
+        im = xk[1] - g * im;
+        xk[0] = re;
+        xk[1] = im;
+    }
+}
+
+} // namespace sq
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+// Launched over (itot, jtot, ktot) with a 2-D block and one block row per level.
+template <typename T>
+__global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_pack(sq::PressurePackDims d, const T* field,
+                                                       T* packed) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    const int k = blockIdx.z;
+    if (i < d.itot && j < d.jtot) sq::pressure_pack_point(d, i, j, k, field, packed);
+}
+
+template <typename T>
+__global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_unpack(sq::PressurePackDims d, const T* packed,
+                                                         T* field) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    const int k = blockIdx.z;
+    if (i < d.itot && j < d.jtot) sq::pressure_unpack_point(d, i, j, k, packed, field);
+}
+
+// One thread per complex column; neighbouring threads touch neighbouring columns.
+template <typename T>
+__global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_thomas(long ncol, int ktot, T* x, T* gam,
+                                                         const T* bmat, const T* coef, T top_mean) {
+    const long col = long(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (col < ncol) sq::pressure_thomas_column(col, ncol, ktot, x, gam, bmat, coef, top_mean);
+}
+
+#endif

@@ -1,0 +1,71 @@
+#pragma once
+// GPU twin of PressureSolver (NUMERICS.md "Pressure"): pack the interior, batched cuFFT
+// R2C over x and y per level, a Thomas solve per horizontal wavenumber (one GPU thread per
+// column), inverse C2R, unpack. Its kernels are compiled through the tunable-kernel
+// runtime (pressure_gpu.cuh). Single rank on the device; with npx*npy > 1 each solve is
+// staged through the host and the CPU solver's MPI transposes (correct, not fast).
+// Built only when SQUALL_HAVE_CUDA.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/decomp.h"
+#include "model/grid.h"
+#include "runtime/runtime.h"
+
+namespace squall {
+
+template <typename T>
+class PressureSolverGpu {
+public:
+    // Plans the transforms, compiles the kernels and allocates the device buffers. The
+    // runtime must have a device (else rt::NoDeviceError naming the reason) and outlive
+    // the solver; its context must be current on the calling thread. Not copyable.
+    PressureSolverGpu(const Grid<T>& grid, const Decomposition& decomp, rt::Runtime& runtime);
+    ~PressureSolverGpu();
+    PressureSolverGpu(const PressureSolverGpu&) = delete;
+    PressureSolverGpu& operator=(const PressureSolverGpu&) = delete;
+
+    // p_device: a device array with the Field3d layout of grid.d (ghost cells included).
+    // On entry its interior holds the right-hand side, on exit the pressure pi, with
+    // p[kstart-1] = p[kstart]; horizontal ghost cells are not exchanged. Asynchronous on
+    // the solver's stream, except in the host-staged (multi-rank) mode.
+    void solve(T* p_device);
+
+    // All work goes to this stream (default: the legacy default stream, nullptr).
+    void set_stream(rt::StreamHandle stream);
+
+    // True when solves go through the host (npx*npy > 1).
+    bool host_staged() const;
+
+    // Device memory a solver for these dimensions allocates, cuFFT work areas estimated,
+    // so that a caller can check it against the free memory before building one.
+    static std::size_t device_bytes(const GridDims& d);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The transform shape and the tridiagonal coefficients, shared by the solver and the host
+// emulation test. The packed real array is [k][slow][fast] with fast = x (or y when
+// itot == 1, then slow has one entry); the transform output is [k][slow][fast/2+1]
+// complex values, so column col = cf + (fast/2+1) cs.
+template <typename T>
+struct PressureGpuLayout {
+    int nfast = 1, nslow = 1, ktot = 1;
+    long ncol = 1;       // complex columns per level
+    std::vector<T> bmat; // bmati + bmatj per column (modified wavenumbers)
+    std::vector<T> coef; // a, c, dz^2 rho, b_base, rhs_scale: ktot values each
+    T top_mean = T(0);   // extra top diagonal term of the mean mode (-2 c[ktot-1])
+    bool needs_fft() const { return nfast > 1; }
+
+    static PressureGpuLayout make(const Grid<T>& grid);
+};
+
+// The kernel definitions (pack, thomas, unpack) for "float" or "double"; exposed for the
+// NVRTC compile test.
+std::vector<rt::KernelDef> pressure_gpu_kernel_defs(const std::string& prec);
+
+} // namespace squall
