@@ -24,21 +24,6 @@ void error(const std::string& what) {
     if (rank_of_world() == 0) fmt::print(stderr, "squall: error: {}\n", what);
 }
 
-// The backend the run will use. The GPU backend arrives with the tunable-kernel runtime;
-// until then `auto` means the CPU and an explicit `gpu` is refused with a reason.
-bool choose_backend(squall::Config& cfg) {
-    if (cfg.backend == squall::Backend::gpu) {
-        error("backend 'gpu' requested, but this build has no GPU backend for the solver yet; "
-              "use 'backend: cpu' or 'auto'");
-        return false;
-    }
-    if (cfg.backend == squall::Backend::automatic && rank_of_world() == 0)
-        fmt::print("squall: backend auto: running on the CPU ({} OpenMP thread(s))\n",
-                   omp_get_max_threads());
-    cfg.backend = squall::Backend::cpu;
-    return true;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -76,7 +61,7 @@ int main(int argc, char** argv) {
                            nprocs, np.npx, np.npy);
         } else {
             if (threads > 0) omp_set_num_threads(threads);
-            code = choose_backend(cfg) ? squall::run_case(cfg) : 1;
+            code = squall::run_case(cfg); // chooses the backend (auto, cpu, gpu)
         }
     } catch (const CLI::ParseError& e) {
         code = rank_of_world() == 0 ? app.exit(e) : 1;

@@ -14,9 +14,9 @@
 namespace squall {
 
 namespace {
-std::unique_ptr<rt::Runtime> g_runtime;
 std::string g_reason;
 bool g_opened = false;
+bool g_have = false;
 } // namespace
 
 bool gpu_model_built() {
@@ -34,46 +34,55 @@ std::string open_gpu(MPI_Comm comm) {
         g_reason = "this build has no GPU support (the CUDA toolkit was not found at build time)";
         return g_reason;
     }
+#ifdef SQUALL_GPU_MODEL
     // One rank per GPU: ranks on the same node take consecutive devices.
     int local_rank = 0;
     MPI_Comm node;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank);
     MPI_Comm_free(&node);
-    rt::RuntimeOptions opt;
     auto& drv = rt::Driver::get();
-    if (drv.available()) {
-        int count = 0;
-        try {
-            count = drv.device_count();
-        } catch (const std::exception&) {
-            count = 0;
-        }
-        if (count > 0) opt.device = local_rank % count;
+    if (!drv.available()) {
+        g_reason = drv.error();
+        return g_reason;
     }
+    int count = 0;
     try {
-        g_runtime = std::make_unique<rt::Runtime>(opt);
-        if (!g_runtime->has_device()) {
-            g_reason = g_runtime->no_device_reason();
-            if (g_reason.empty()) g_reason = "no GPU found";
-            g_runtime.reset();
-        }
+        count = drv.device_count();
     } catch (const std::exception& e) {
         g_reason = e.what();
-        g_runtime.reset();
+        return g_reason;
     }
+    if (count <= 0) {
+        g_reason = "no CUDA device found by the driver";
+        return g_reason;
+    }
+    rt::RuntimeOptions opt;
+    opt.device = local_rank % count;
+    try {
+        gpu::activate(opt);
+        gpu::detail::g_active = false; // dispatch stays off until a model runs on it
+        g_have = true;
+    } catch (const std::exception& e) {
+        g_reason = e.what();
+    }
+#else
+    (void)comm;
+#endif
     return g_reason;
 }
 
 rt::Runtime& gpu_runtime() {
-    if (!g_runtime) throw rt::NoDeviceError(g_reason.empty() ? "GPU runtime not opened" : g_reason);
-    return *g_runtime;
+#ifdef SQUALL_GPU_MODEL
+    if (g_have) return gpu::backend().runtime();
+#endif
+    throw rt::NoDeviceError(g_reason.empty() ? "GPU runtime not opened" : g_reason);
 }
 
 DeviceMemory gpu_memory() {
     DeviceMemory m;
 #ifdef SQUALL_HAVE_CUDA
-    if (!g_runtime) return m;
+    if (!g_have) return m;
     // The driver wrapper has no cuMemGetInfo; the library is already loaded by it.
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (!lib) return m;
@@ -105,7 +114,8 @@ std::size_t model_device_bytes(const Config& cfg, const GridDims& d) {
 
 void gpu_dispatch(bool on) {
 #ifdef SQUALL_GPU_MODEL
-    (void)on; // TODO(G1 API)
+    if (on && !g_have) throw rt::NoDeviceError(g_reason.empty() ? "no GPU opened" : g_reason);
+    gpu::detail::g_active = on && g_have;
 #else
     if (on) throw std::runtime_error("this build has no GPU support");
 #endif

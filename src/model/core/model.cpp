@@ -100,6 +100,33 @@ void Model<T>::set_fixed_dt(double dt) {
 }
 
 template <typename T>
+std::size_t Model<T>::precompile() {
+#ifdef SQUALL_GPU_MODEL
+    if (!on_device_ || !gpu::active()) return 0;
+    // While recording, launches only note their variants and reductions return 0; the
+    // pressure solver and the halo copies still run, on whatever the arrays hold.
+    auto& b = gpu::backend();
+    const auto itime = itime_, idt = idt_;
+    const long nstep = nstep_;
+    b.begin_recording();
+    try {
+        project_initial();
+        step();
+        diagnostics();
+    } catch (...) {
+        b.end_recording();
+        throw;
+    }
+    itime_ = itime;
+    idt_ = idt;
+    nstep_ = nstep;
+    return b.end_recording();
+#else
+    return 0;
+#endif
+}
+
+template <typename T>
 void Model<T>::initialise() {
     // Initial fields are set on the host and copied to the device once.
     set_initial_fields(cfg_, g_, f_);

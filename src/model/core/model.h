@@ -38,6 +38,10 @@ public:
     Model(const Config& cfg, const Decomposition& decomp);
     ~Model();
 
+    // GPU: compiles, in parallel, every kernel variant that initialise() and the time loop
+    // launch (one recorded pass through them); returns the number of variants. CPU: 0.
+    // Call before initialise(): the recorded pass leaves the fields' contents undefined.
+    std::size_t precompile();
     void initialise();            // initial fields from cfg.init, projected divergence-free
     void run();                   // advance to endtime, printing status and writing stats
     void step();                  // one full RK step of size dt (adaptive or fixed)

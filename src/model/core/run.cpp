@@ -1,28 +1,106 @@
-// Running a case: decomposition, precision dispatch, model, time loop.
+// Running a case: backend choice, decomposition, precision dispatch, model, time loop.
 #include <fmt/core.h>
+#include <omp.h>
 
+#include <chrono>
+#include <stdexcept>
+
+#include "model/core/gpu_session.h"
 #include "model/core/model.h"
 
 namespace squall {
 
 namespace {
+
+// Resolves cfg.backend to cpu or gpu (design point 5). Returns false, after printing the
+// reason on rank 0, when the choice cannot be honoured.
+bool choose_backend(Config& cfg, const Decomposition& decomp, int rank) {
+    if (cfg.backend == Backend::cpu) return true;
+    const std::string reason = open_gpu(decomp.comm);
+    // All ranks must agree: one rank without a GPU makes the whole run CPU (or fail).
+    int ok = reason.empty() ? 1 : 0, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, decomp.comm);
+    if (!all_ok) {
+        const std::string why = reason.empty() ? "another rank has no usable GPU" : reason;
+        if (cfg.backend == Backend::gpu) {
+            if (rank == 0)
+                fmt::print(stderr, "squall: error: backend 'gpu' requested, but {}\n", why);
+            return false;
+        }
+        if (rank == 0)
+            fmt::print("squall: backend auto: no usable GPU ({}); running on the CPU ({} OpenMP "
+                       "thread(s))\n",
+                       why, omp_get_max_threads());
+        cfg.backend = Backend::cpu;
+        return true;
+    }
+    // Memory check before anything is allocated on the device.
+    const Grid<double> g = Grid<double>::make(cfg, decomp.npx, decomp.npy, decomp.px, decomp.py);
+    const double need = double(model_device_bytes(cfg, g.d));
+    const DeviceMemory mem = gpu_memory();
+    int enough = (mem.total == 0 || need <= 0.95 * double(mem.free)) ? 1 : 0, all_enough = 0;
+    MPI_Allreduce(&enough, &all_enough, 1, MPI_INT, MPI_MIN, decomp.comm);
+    constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+    if (!all_enough) {
+        if (rank == 0 || !enough)
+            fmt::print(stderr,
+                       "squall: error: case needs {:.2f} GiB on the GPU, only {:.2f} GiB free{}\n",
+                       need / gib, double(mem.free) / gib, enough ? " on another rank" : "");
+        return false;
+    }
+    if (rank == 0) {
+        const auto& dev = gpu_runtime().device();
+        fmt::print("squall: backend {}: running on the GPU ({}, {}); case needs {:.2f} GiB of "
+                   "{:.2f} GiB free\n",
+                   cfg.backend == Backend::gpu ? "gpu" : "auto", dev.name, dev.arch(), need / gib,
+                   double(mem.free) / gib);
+    }
+    cfg.backend = Backend::gpu;
+    return true;
+}
+
 template <typename T>
 void run_typed(const Config& cfg, const Decomposition& decomp) {
-    Model<T> model(cfg, decomp);
-    model.initialise();
-    model.run();
+    const bool gpu = cfg.backend == Backend::gpu;
+    if (gpu) gpu_dispatch(true);
+    try {
+        Model<T> model(cfg, decomp);
+        if (gpu) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const std::size_t n = model.precompile();
+            const double s =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (decomp.rank == 0)
+                fmt::print("squall: compiled {} GPU kernel variant(s) in parallel in {:.2f} s\n", n,
+                           s);
+        }
+        model.initialise();
+        model.run();
+    } catch (...) {
+        if (gpu) gpu_dispatch(false);
+        throw;
+    }
+    if (gpu) gpu_dispatch(false);
 }
+
 } // namespace
 
-int run_case(const Config& cfg) {
+int run_case(const Config& cfg_in) {
+    Config cfg = cfg_in;
     int nprocs = 1, rank = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const Decomp2 np = resolve_decomposition(cfg, nprocs);
     Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, np.npx, np.npy);
+    if (!choose_backend(cfg, decomp, rank)) {
+        decomp.free();
+        return 1;
+    }
     if (rank == 0) {
-        fmt::print("squall: case '{}' on {} rank(s) as {} x {}, precision {}\n", cfg.name, nprocs,
-                   np.npx, np.npy, cfg.precision == Precision::single ? "float" : "double");
+        fmt::print("squall: case '{}' on {} rank(s) as {} x {}, precision {}, backend {}\n",
+                   cfg.name, nprocs, np.npx, np.npy,
+                   cfg.precision == Precision::single ? "float" : "double",
+                   cfg.backend == Backend::gpu ? "gpu" : "cpu");
         fmt::print("--- resolved configuration ---\n{}\n------------------------------\n",
                    cfg.resolved_yaml);
     }
