@@ -12,7 +12,13 @@
 //   SQ_PERM               order in which the 1-D block index unravels (0..5)
 //   SQ_UNROLL             1: unroll the tile loops
 // plus SQUALL_LAUNCH_BOUNDS from the runtime (threads, blocks per SM).
+// Under NVRTC every header is included by its short name, as kernels/ does, so that
+// #pragma once sees one file (the in-memory headers exist under several names).
+#if defined(__CUDACC_RTC__)
+#include "common.cuh"
+#else
 #include "kernels/common.cuh"
+#endif
 
 namespace sq {
 

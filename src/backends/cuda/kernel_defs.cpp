@@ -1,0 +1,271 @@
+#include "backends/cuda/kernel_defs.h"
+
+#include "backends/cuda/traverse_space.h"
+#include "embedded/gpu_kernel_sources.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+namespace squall::gpu {
+
+namespace {
+
+const char* const kMainFile = "src/backends/cuda/all_kernels.cuh"; // generated, see below
+
+// Parameter tables: the members of each 3-D kernel struct in declaration order, as
+// name:kind. Kinds: 3o (T*, a 3-D field updated in place), 3w (T*, written only),
+// 3i (const T*, 3-D), zi (const T*, by level k), 2i (const T*, 2-D ij, nullable),
+// T (scalar of the precision), int.
+const std::map<std::string, std::string>& tables() {
+    static const std::map<std::string, std::string> t = {
+        {"advec_u_2", "ut:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
+        {"advec_v_2", "ut:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
+        {"advec_w_2", "ut:3o u:3i v:3i w:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
+        {"advec_s_2", "st:3o s:3i u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
+        {"advec_u_2i5", "ut:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
+                        "kstart:int kend:int"},
+        {"advec_v_2i5", "ut:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
+                        "kstart:int kend:int"},
+        {"advec_w_2i5", "ut:3o u:3i v:3i w:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
+                        "kstart:int kend:int"},
+        {"advec_s_2i5", "st:3o s:3i u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int "
+                        "kk:int kstart:int kend:int"},
+        {"strain2", "strain2:3w u:3i v:3i w:3i dzi:zi dzhi:zi dxi:T dyi:T jj:int kk:int"},
+        {"evisc_smag", "evisc:3w strain2:3i th:3i g_over_thref:T z:zi dz:zi dx:T dy:T cs:T "
+                       "prandtl_t:T z0m:T mason:int jj:int kk:int"},
+        {"diff_u_smag", "ut:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
+                        "dyi:T nu:T fluxbot:2i fluxtop:2i kstart:int kend:int jj:int kk:int"},
+        {"diff_v_smag", "ut:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
+                        "dyi:T nu:T fluxbot:2i fluxtop:2i kstart:int kend:int jj:int kk:int"},
+        {"diff_w_smag", "ut:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
+                        "dyi:T nu:T kstart:int kend:int jj:int kk:int"},
+        {"diff_c_smag", "st:3o s:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
+                        "prandtl_t_inv:T kappa:T fluxbot:2i fluxtop:2i kstart:int kend:int "
+                        "jj:int kk:int"},
+        {"diff_uvw_smag",
+         "ut:3o vt:3o wt:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
+         "nu:T ufluxbot:2i ufluxtop:2i vfluxbot:2i vfluxtop:2i kstart:int kend:int jj:int "
+         "kk:int"},
+        {"diff_u_2", "at:3o a:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T K:T jj:int kk:int"},
+        {"diff_v_2", "at:3o a:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T K:T jj:int kk:int"},
+        {"diff_c_2", "at:3o a:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T K:T jj:int kk:int"},
+        {"diff_w_2", "at:3o a:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T K:T jj:int kk:int"},
+        {"buoyancy_th", "wt:3o th:3i g_over_thref:T thref:T jj:int kk:int"},
+        {"buoyancy_b", "wt:3o b:3i jj:int kk:int"},
+        {"pres_in", "p:3w u:3i v:3i w:3i ut:3i vt:3i wt:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T "
+                    "dtsi:T jj:int kk:int"},
+        {"pres_out", "ut:3o vt:3o wt:3o p:3i dzhi:zi dxi:T dyi:T kstart:int jj:int kk:int"},
+        {"rk_update", "a:3o at:3o b_dt:T a_next:T jj:int kk:int"},
+        {"sponge", "at:3o a:3i aref:zi coef:zi jj:int kk:int"},
+    };
+    return t;
+}
+
+struct Member {
+    std::string name, kind;
+    bool pointer() const { return kind != "T" && kind != "int"; }
+};
+
+std::vector<Member> parse_table(const std::string& text) {
+    std::vector<Member> out;
+    std::istringstream in(text);
+    std::string tok;
+    while (in >> tok) {
+        const auto c = tok.find(':');
+        out.push_back({tok.substr(0, c), tok.substr(c + 1)});
+    }
+    return out;
+}
+
+size_t member_size(const Member& m, size_t value_size) {
+    return m.pointer() ? sizeof(void*) : m.kind == "int" ? sizeof(int) : value_size;
+}
+
+// Capture element count of an array member (expressions over problem.* and the scalar
+// arguments): 3-D fields span sq_nlev levels of kk points, 2-D arrays kk points.
+std::string member_count(const Member& m) {
+    if (m.kind[0] == '3') return "kk * sq_nlev";
+    if (m.kind == "zi") return "sq_nlev";
+    return "kk";
+}
+
+rt::Access member_access(const Member& m) {
+    if (m.kind == "3o") return rt::Access::inout;
+    if (m.kind == "3w") return rt::Access::out;
+    return rt::Access::in;
+}
+
+void add_traverse3d(rt::KernelDef& d) {
+    namespace sp = space;
+    auto values = [](const auto& a) { return std::vector<rt::Value>(a.begin(), a.end()); };
+    d.tune("block_x", values(sp::block_x), 256)
+        .tune("block_y", values(sp::block_y), 1)
+        .tune("block_z", values(sp::block_z), 1)
+        .tune("tile_x", values(sp::tile_x), 1)
+        .tune("tile_y", values(sp::tile_y), 1)
+        .tune("tile_z", values(sp::tile_z), 1)
+        .tune("contig_x", {0, 1}, 0)
+        .tune("contig_y", {0, 1}, 0)
+        .tune("contig_z", {0, 1}, 0)
+        .tune("unroll", {1, 0}, 1)
+        .tune("perm", {0, 1, 2, 3, 4, 5}, 0)
+        .tune("blocks_per_sm", values(sp::blocks_per_sm), 1)
+        .restriction(fmt::format("block_x * block_y * block_z >= {} && "
+                                 "block_x * block_y * block_z <= {}",
+                                 sp::min_threads, sp::max_threads))
+        .restriction(fmt::format("block_x * block_y * block_z * blocks_per_sm <= {}",
+                                 sp::max_threads_per_sm))
+        .restriction(fmt::format("tile_x * tile_y * tile_z <= {}", sp::max_points_per_thread))
+        .restriction("tile_x > 1 || contig_x == 0")
+        .restriction("tile_y > 1 || contig_y == 0")
+        .restriction("tile_z > 1 || contig_z == 0");
+    const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
+                             {"SQ_TX", "tile_x"},     {"SQ_TY", "tile_y"},   {"SQ_TZ", "tile_z"},
+                             {"SQ_CX", "contig_x"},   {"SQ_CY", "contig_y"}, {"SQ_CZ", "contig_z"},
+                             {"SQ_UNROLL", "unroll"}, {"SQ_PERM", "perm"}};
+    for (const auto& kv : defs) d.define(kv[0], rt::expr(kv[1]));
+    d.define("SQ_3D", 1)
+        .block_size("block_x", "block_y", "block_z")
+        .grid_size("ceil_div(problem.x, block_x * tile_x) * ceil_div(problem.y, block_y * "
+                   "tile_y) * ceil_div(problem.z, block_z * tile_z)")
+        .launch_bounds("block_x * block_y * block_z", "blocks_per_sm");
+}
+
+} // namespace
+
+// The embedded headers plus a generated main file that includes every kernels/*.cuh
+// (so a new kernel header needs no edit here) and then the traversal.
+rt::SourcesPtr kernel_sources() {
+    static const rt::SourcesPtr sources = [] {
+        auto set = std::make_shared<rt::SourceSet>(*squall::embedded::gpu_kernel_sources());
+        std::string main = "#pragma once\n";
+        for (const auto& [path, text] : set->files())
+            if (path.rfind("kernels/", 0) == 0) main += "#include \"" + path.substr(8) + "\"\n";
+        main += "#include \"traverse.cuh\"\n";
+        set->add(kMainFile, main);
+        return rt::SourcesPtr(std::move(set));
+    }();
+    return sources;
+}
+
+std::vector<std::string> table_kernels() {
+    std::vector<std::string> out;
+    for (const auto& [name, text] : tables()) out.push_back(name);
+    return out;
+}
+
+std::vector<TableMember> table_members(const std::string& kernel) {
+    std::vector<TableMember> out;
+    auto it = tables().find(kernel);
+    if (it != tables().end())
+        for (const Member& m : parse_table(it->second)) out.push_back({m.name, m.kind});
+    return out;
+}
+
+const FlatLayout* flat_layout(const KernelType& t) {
+    if (t.form != Form::traverse3d) return nullptr;
+    auto it = tables().find(t.name);
+    if (it == tables().end()) return nullptr;
+    static std::mutex mutex;
+    static std::map<std::string, FlatLayout> layouts;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto done = layouts.find(t.key());
+    if (done != layouts.end()) return &done->second;
+    // Standard layout: each member at the next multiple of its size (all are 4 or 8 bytes).
+    const size_t vsize = t.prec == "float" ? 4 : 8;
+    FlatLayout l;
+    size_t off = 0, align = 4;
+    for (const Member& m : parse_table(it->second)) {
+        const size_t s = member_size(m, vsize);
+        off = (off + s - 1) / s * s;
+        l.offsets.push_back(off);
+        off += s;
+        align = std::max(align, s);
+    }
+    off = (off + align - 1) / align * align;
+    if (off != t.size)
+        throw std::logic_error(fmt::format("GPU backend: the parameter table of '{}' describes "
+                                           "{} bytes, but sizeof({}) is {}",
+                                           t.name, off, t.cpp_type, t.size));
+    return &layouts.emplace(t.key(), std::move(l)).first->second;
+}
+
+rt::KernelDef make_def(const KernelType& t, const Variant& v) {
+    const sq::Range3& r = v.range;
+    const bool flat = flat_layout(t) != nullptr;
+    const char* fn = t.form == Form::traverse2d   ? "sq_traverse_2d"
+                     : t.form == Form::traverse3d ? (flat ? "sq_traverse_flat" : "sq_traverse")
+                                                  : "sq_reduce";
+    rt::KernelDef d(fn, kernel_sources(), kMainFile);
+    d.tuning_key(t.name, t.prec);
+    d.define("SQ_I0", r.i0).define("SQ_J0", r.j0).define("SQ_K0", r.k0);
+    d.define("SQ_NI", rt::expr("problem.x")).define("SQ_NJ", rt::expr("problem.y"));
+    d.define("SQ_NK", rt::expr("problem.z"));
+    d.define("SQ_JJ", v.jj).define("SQ_KK", v.kk);
+    switch (t.form) {
+    case Form::traverse3d:
+        add_traverse3d(d);
+        break;
+    case Form::traverse2d:
+        d.tune("block_x", {32, 64, 128, 256}, 128)
+            .tune("block_y", {1, 2, 4, 8}, 1)
+            .restriction("block_x * block_y <= 1024")
+            .define("SQ_2D", 1)
+            .block_size("block_x", "block_y");
+        break;
+    case Form::reduce_max:
+    case Form::reduce_sum:
+        d.tune("block_x", {128, 256, 512}, 256)
+            .define("SQ_REDUCE", 1)
+            .define("SQ_BX", rt::expr("block_x"))
+            .block_size("block_x")
+            .grid_size("min(ceil_div(problem.x * problem.y * problem.z, block_x), 1024)");
+        break;
+    }
+    if (t.form == Form::reduce_max || t.form == Form::reduce_sum) {
+        const bool sum = t.form == Form::reduce_sum;
+        d.template_args(t.cpp_type, sum ? "double" : t.prec, sum ? "1" : "0");
+        return d;
+    }
+    d.template_args(t.cpp_type);
+    if (!flat) return d;
+
+    // Parameters, aggregate initialiser and argument layout from the table.
+    std::string params, init;
+    const auto members = parse_table(tables().at(t.name));
+    const rt::DType vt = t.prec == "float" ? rt::DType::f32 : rt::DType::f64;
+    for (const Member& m : members) {
+        const std::string type = m.kind == "int"                    ? "int"
+                                 : m.kind == "T"                    ? t.prec
+                                 : m.kind == "3o" || m.kind == "3w" ? t.prec + "*"
+                                                                    : "const " + t.prec + "*";
+        params += (params.empty() ? "" : ", ") + type + " " + m.name;
+        // The strides come from the variant's constants so that index arithmetic folds.
+        const std::string value = m.name == "jj" ? "SQ_JJ" : m.name == "kk" ? "SQ_KK" : m.name;
+        init += (init.empty() ? "" : ", ") + value;
+        if (m.pointer())
+            d.arg_array(m.name, vt, member_access(m), member_count(m));
+        else
+            d.arg_scalar(m.name, m.kind == "int" ? rt::DType::i32 : vt);
+    }
+    d.arg_scalar("sq_nlev", rt::DType::i32);
+    d.define("SQ_FLAT_PARAMS", params).define("SQ_FLAT_INIT", init);
+    return d;
+}
+
+rt::KernelDef make_reduce_final_def(const std::string& acc_type, int op) {
+    rt::KernelDef d("sq_reduce_final", kernel_sources(), kMainFile);
+    d.tuning_key(op == 0 ? "reduce_final_max" : "reduce_final_sum", acc_type);
+    d.tune("block_x", {256}, 256);
+    for (const char* n : {"SQ_I0", "SQ_J0", "SQ_K0", "SQ_NI", "SQ_NJ", "SQ_NK", "SQ_JJ", "SQ_KK"})
+        d.define(n, 1);
+    d.define("SQ_REDUCE", 1).define("SQ_BX", rt::expr("block_x"));
+    d.template_args(acc_type, op == 0 ? "0" : "1").block_size("block_x").grid_size("1");
+    return d;
+}
+
+} // namespace squall::gpu

@@ -1,0 +1,63 @@
+#pragma once
+// Kernel definitions of the GPU backend, built generically from a kernel struct's name,
+// C++ type and precision: one tuning key per (struct, precision), "<name>_<float|double>".
+#include "kernels/common.cuh"
+#include "runtime/kernel_def.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace squall::gpu {
+
+// How a kernel struct is mapped onto threads.
+enum class Form { traverse3d, traverse2d, reduce_max, reduce_sum };
+
+// What the launching template knows about a kernel struct F.
+struct KernelType {
+    std::string name;     // F::name, e.g. "advec_u_2i5"
+    std::string cpp_type; // "sq::AdvecU2i5<double>"
+    std::string prec;     // "float" or "double"
+    size_t size = 0;      // sizeof(F), checked against the parameter table
+    Form form = Form::traverse3d;
+    std::string key() const { return name + "_" + prec; }
+};
+
+// The compile-time constants of one variant besides the tunables.
+struct Variant {
+    sq::Range3 range;
+    int jj = 0, kk = 0;
+};
+
+// Byte offsets of the members of a kernel struct that has a parameter table: the 3-D
+// traversal then takes the members as separate parameters (plus the level count used for
+// capture sizes), so that SQUALL_CAPTURE can describe and save every array.
+struct FlatLayout {
+    std::vector<size_t> offsets;
+};
+
+// nullptr when the kernel has no parameter table (struct parameter, no capture).
+// Throws std::logic_error when the table does not match sizeof(F).
+const FlatLayout* flat_layout(const KernelType& t);
+
+// Names of the kernels with a parameter table (the model's 3-D kernels).
+std::vector<std::string> table_kernels();
+
+// The members of a kernel's parameter table in declaration order (empty without one).
+// Kinds: 3o (T*, 3-D, updated), 3w (T*, 3-D, written), 3i (const T*, 3-D), zi (const T*,
+// by level), 2i (const T*, 2-D, nullable), T (scalar), int.
+struct TableMember {
+    std::string name, kind;
+};
+std::vector<TableMember> table_members(const std::string& kernel);
+
+// The definition of one variant (tunables, restrictions, defines, geometry, arguments).
+rt::KernelDef make_def(const KernelType& t, const Variant& v);
+
+// Second pass of a reduction over `partials` per-block values; OP 0: max, 1: sum.
+rt::KernelDef make_reduce_final_def(const std::string& acc_type, int op);
+
+// The embedded sources (kernels/*.cuh and the traversal).
+rt::SourcesPtr kernel_sources();
+
+} // namespace squall::gpu

@@ -1,0 +1,68 @@
+#pragma once
+// The kernel structs the model launches, as type lists for the GPU-backend tests and the
+// benchmark, plus the range each is launched over.
+#include "kernels/advec.cuh"
+#include "kernels/boundary.cuh"
+#include "kernels/diff.cuh"
+#include "kernels/diff_fused.cuh"
+#include "kernels/pressure.cuh"
+#include "kernels/surface.cuh"
+#include "kernels/thermo.cuh"
+#include "kernels/timeint.cuh"
+
+#include <string_view>
+
+namespace squall::gpu::testing {
+
+template <template <class> class... K>
+struct KernelList {};
+
+// Tunable 3-D kernels (operator()(i, j, k), void).
+using Kernels3d =
+    KernelList<sq::AdvecU2, sq::AdvecV2, sq::AdvecW2, sq::AdvecS2, sq::AdvecU2i5, sq::AdvecV2i5,
+               sq::AdvecW2i5, sq::AdvecS2i5, sq::Strain2, sq::EviscSmag, sq::DiffUSmag,
+               sq::DiffVSmag, sq::DiffWSmag, sq::DiffCSmag, sq::DiffUVWSmag, sq::DiffU2, sq::DiffV2,
+               sq::DiffW2, sq::DiffC2, sq::BuoyancyTh, sq::BuoyancyB, sq::PresIn, sq::PresOut,
+               sq::RkUpdate, sq::Sponge>;
+// Per-column kernels (operator()(i, j)).
+using Kernels2d = KernelList<sq::GhostBottom, sq::GhostTop, sq::GhostW, sq::GhostMirror,
+                             sq::SurfaceMost, sq::SurfaceMomentumFlux, sq::SurfaceScalar>;
+// Max-reductions.
+using Reductions = KernelList<sq::Cfl, sq::Divergence, sq::DnSmag, sq::DnConst>;
+
+// w kernels run over kstart+1 <= k < kend, all others over kstart <= k < kend.
+inline bool on_w_levels(std::string_view name) {
+    return name == "advec_w_2" || name == "advec_w_2i5" || name == "diff_w_smag" ||
+           name == "diff_w_2" || name == "buoyancy_th" || name == "buoyancy_b";
+}
+
+// A grid with the model's ghost cells (igc = jgc = 3, kgc = 1).
+struct TestGrid {
+    int itot, jtot, ktot;
+    int igc = 3, kgc = 1;
+    int icells() const { return itot + 2 * igc; }
+    int jcells() const { return jtot + 2 * igc; }
+    int kcells() const { return ktot + 2 * kgc; }
+    int jj() const { return icells(); }
+    int kk() const { return icells() * jcells(); }
+    long ncells() const { return long(kk()) * kcells(); }
+    int kstart() const { return kgc; }
+    int kend() const { return kgc + ktot; }
+    sq::Range3 range(std::string_view name) const {
+        return {igc, igc + itot, igc, igc + jtot, kstart() + (on_w_levels(name) ? 1 : 0), kend()};
+    }
+    sq::Range3 range_2d() const { return {igc, igc + itot, igc, igc + jtot, 0, 1}; }
+};
+
+// A value-initialised kernel with the grid's strides and wall levels set.
+template <class F>
+F blank_kernel(const TestGrid& g) {
+    F f{};
+    if constexpr (requires { f.jj; }) f.jj = g.jj();
+    if constexpr (requires { f.kk; }) f.kk = g.kk();
+    if constexpr (requires { f.kstart; }) f.kstart = g.kstart();
+    if constexpr (requires { f.kend; }) f.kend = g.kend();
+    return f;
+}
+
+} // namespace squall::gpu::testing

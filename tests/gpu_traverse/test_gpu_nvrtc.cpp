@@ -1,0 +1,109 @@
+// Every kernel the model launches compiles under NVRTC for sm_90 through the GPU
+// backend's definitions, in the default configuration and in sampled configurations of
+// the tunable space, float and double. No GPU needed: a compile-only runtime with a
+// memory-only cache, so everything really compiles.
+#include "backends/cuda/gpu_launch.h"
+#include "kernel_list.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+namespace {
+
+using namespace squall;
+using namespace squall::gpu::testing;
+
+struct Job {
+    rt::KernelDef def;
+    rt::ProblemSize problem;
+    rt::Config config;
+};
+
+rt::RuntimeOptions compile_only() {
+    rt::RuntimeOptions o;
+    o.use_device = false;
+    o.arch = "sm_90";
+    o.cache_dir = ""; // memory only
+    return o;
+}
+
+const TestGrid kGrid{40, 36, 28};
+
+template <template <class> class K, class T>
+void add_default(std::vector<Job>& jobs, gpu::Form form) {
+    const auto f = blank_kernel<K<T>>(kGrid);
+    const sq::Range3 r = form == gpu::Form::traverse2d ? kGrid.range_2d() : kGrid.range(f.name);
+    rt::KernelDef d = gpu::def_for(r, f, form);
+    jobs.push_back({d, gpu::problem_of(r), d.space().default_config()});
+}
+
+template <template <class> class... K>
+void add_defaults(std::vector<Job>& jobs, KernelList<K...>, gpu::Form form) {
+    (add_default<K, float>(jobs, form), ...);
+    (add_default<K, double>(jobs, form), ...);
+}
+
+std::vector<Job> compile_all(const std::vector<Job>& jobs) {
+    rt::Runtime rt(compile_only());
+    std::vector<rt::CompileSpec> specs;
+    for (const Job& j : jobs) specs.push_back(rt.compile_spec(j.def, j.config, j.problem));
+    auto out = rt.cache().get_all(specs);
+    for (size_t n = 0; n < out.size(); ++n) {
+        EXPECT_TRUE(out[n] && !out[n]->cubin.empty()) << specs[n].description;
+        EXPECT_EQ(out[n]->log.find("warning"), std::string::npos) << specs[n].description << "\n"
+                                                                  << out[n]->log;
+    }
+    return jobs;
+}
+
+TEST(GpuKernelsNvrtc, EveryKernelDefaultConfigFloatAndDouble) {
+    std::vector<Job> jobs;
+    add_defaults(jobs, Kernels3d{}, gpu::Form::traverse3d);
+    add_defaults(jobs, Kernels2d{}, gpu::Form::traverse2d);
+    add_defaults(jobs, Reductions{}, gpu::Form::reduce_max);
+    for (const char* acc : {"float", "double"})
+        for (int op : {0, 1})
+            jobs.push_back({gpu::make_reduce_final_def(acc, op), rt::ProblemSize(1),
+                            gpu::make_reduce_final_def(acc, op).space().default_config()});
+    // Keys are "<name>_<precision>" and unique per (kernel, precision, form).
+    std::set<std::string> keys;
+    for (const Job& j : jobs) keys.insert(j.def.key());
+    EXPECT_EQ(keys.size(), jobs.size());
+    EXPECT_TRUE(keys.count("advec_u_2i5_double"));
+    EXPECT_TRUE(keys.count("diff_uvw_smag_float"));
+    compile_all(jobs);
+}
+
+// Sampled configurations, spread round-robin over the 3-D kernels and both precisions.
+TEST(GpuKernelsNvrtc, SampledConfigurations) {
+    std::vector<Job> defaults;
+    add_defaults(defaults, Kernels3d{}, gpu::Form::traverse3d);
+    std::mt19937_64 rng(2026);
+    const rt::DeviceInfo dev = rt::DeviceInfo::for_arch("sm_90");
+    std::vector<Job> jobs;
+    const size_t count = 64;
+    for (size_t n = 0; n < count; ++n) {
+        const Job& base = defaults[(n * 7) % defaults.size()];
+        auto c = base.def.space().sample(rng, base.problem, dev);
+        ASSERT_TRUE(c.has_value()) << base.def.key();
+        jobs.push_back({base.def, base.problem, *c});
+    }
+    compile_all(jobs);
+}
+
+// The parameter tables agree with the structs (size), and every 3-D kernel of the model
+// has one, so SQUALL_CAPTURE can save its arrays.
+TEST(GpuKernelsNvrtc, CaptureLayoutForEveryTunableKernel) {
+    std::vector<Job> jobs;
+    add_defaults(jobs, Kernels3d{}, gpu::Form::traverse3d);
+    for (const Job& j : jobs) {
+        EXPECT_FALSE(j.def.args().empty()) << j.def.key();
+        size_t arrays = 0;
+        for (const auto& a : j.def.args()) arrays += a.is_array;
+        EXPECT_GE(arrays, 2u) << j.def.key();
+    }
+}
+
+} // namespace
