@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `squall run --backend gpu` where no GPU is usable (the test hides the driver through
+# SQUALL_CUDA_DRIVER): a non-zero exit that is not a crash, and a message naming why.
+# Usage: backend_gpu_without_gpu.sh SQUALL CASE
+set -u
+output=$("$1" run "$2" --backend gpu --set time.max_steps=1 --set output.stats_every=0 2>&1)
+status=$?
+echo "$output"
+echo "exit status: $status"
+if ((status == 0 || status >= 128)); then echo "FAIL: expected a clean failure"; exit 1; fi
+if ! grep -qF "squall: error: backend 'gpu' requested, but " <<<"$output"; then
+    echo "FAIL: no clear message"
+    exit 1
+fi
+# The reason: a missing driver (CUDA build) or a build without GPU support.
+if ! grep -qE "no CUDA driver/GPU found|no GPU support" <<<"$output"; then
+    echo "FAIL: the message does not name the reason"
+    exit 1
+fi
+if grep -q "^step " <<<"$output"; then echo "FAIL: the run started anyway"; exit 1; fi
+echo "clean refusal"
