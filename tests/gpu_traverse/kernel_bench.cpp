@@ -300,6 +300,12 @@ void run_size(rt::Runtime& rt, const Options& o, int n, json& out) {
     std::printf("-- %d^3 %s: %zu variants compiled in %.1f s\n", n,
                 sizeof(T) == 4 ? "float" : "double", reqs.size(), secs);
     for (auto& j : jobs) j.run(ks);
+    // Written after every size and precision, so a run cut short keeps what it measured.
+    if (!o.json_path.empty())
+        std::ofstream(o.json_path) << json{
+            {"ceiling_bytes_per_s", kCeiling},
+            {"device", rt.device().name},
+            {"kernels", out}}.dump(1);
 }
 
 template <template <class> class... K>
@@ -341,10 +347,5 @@ int main(int argc, char** argv) {
     }
     json out = json::array();
     run_all(rt, o, Kernels3d{}, out);
-    if (!o.json_path.empty())
-        std::ofstream(o.json_path) << json{
-            {"ceiling_bytes_per_s", kCeiling},
-            {"device", rt.device().name},
-            {"kernels", out}}.dump(1);
     return 0;
 }

@@ -243,7 +243,11 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
                                  : m.kind == "T"                    ? t.prec
                                  : m.kind == "3o" || m.kind == "3w" ? t.prec + "*"
                                                                     : "const " + t.prec + "*";
-        params += (params.empty() ? "" : ", ") + type + " " + m.name;
+        // __restrict__ as on the struct's members (the kernels' contract): on parameters
+        // the compiler honours it, so loads go through the read-only path and repeated
+        // loads across unrolled tile points are merged despite the stores.
+        params +=
+            (params.empty() ? "" : ", ") + type + (m.pointer() ? " __restrict__ " : " ") + m.name;
         // The strides come from the variant's constants so that index arithmetic folds.
         const std::string value = m.name == "jj" ? "SQ_JJ" : m.name == "kk" ? "SQ_KK" : m.name;
         init += (init.empty() ? "" : ", ") + value;
