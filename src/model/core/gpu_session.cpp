@@ -16,7 +16,7 @@ namespace squall {
 namespace {
 std::string g_reason;
 bool g_opened = false;
-bool g_have = false;
+[[maybe_unused]] bool g_have = false; // unused in a build without CUDA
 } // namespace
 
 bool gpu_model_built() {
