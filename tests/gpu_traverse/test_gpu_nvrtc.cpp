@@ -4,6 +4,7 @@
 // memory-only cache, so everything really compiles.
 #include "backends/cuda/gpu_launch.h"
 #include "kernel_list.h"
+#include "runtime/log.h"
 
 #include <gtest/gtest.h>
 
@@ -104,6 +105,51 @@ TEST(GpuKernelsNvrtc, CaptureLayoutForEveryTunableKernel) {
         for (const auto& a : j.def.args()) arrays += a.is_array;
         EXPECT_GE(arrays, 2u) << j.def.key();
     }
+}
+
+} // namespace
+
+namespace {
+
+// The shipped H200 wisdom: every tunable kernel has records at 256^3 and 512^3 in both
+// precisions, all parse without warnings, and selection at 512^3 on an H200 finds an
+// exact-size record (level 1) whose configuration is valid.
+template <template <class> class K, class T>
+void check_wisdom(std::vector<std::string>& problems) {
+    const auto f = blank_kernel<K<T>>(kGrid);
+    const rt::KernelDef d = gpu::def_for(kGrid.range(f.name), f);
+    const rt::Wisdom w =
+        rt::Wisdom::load(d.key(), d.space(), {std::string(SQUALL_SOURCE_DIR) + "/wisdom"});
+    bool has256 = false, has512 = false;
+    for (const auto& r : w.records()) {
+        has256 |= r.problem[0] == 256;
+        has512 |= r.problem[0] == 512;
+    }
+    if (!has256 || !has512) problems.push_back(d.key() + ": missing 256^3 or 512^3 records");
+    rt::DeviceInfo h200 = rt::DeviceInfo::for_arch("sm_90");
+    h200.name = "NVIDIA H200";
+    const rt::ProblemSize p =
+        on_w_levels(f.name) ? rt::ProblemSize(512, 512, 511) : rt::ProblemSize(512, 512, 512);
+    const auto sel = w.select(p, h200, h200.name, d.space());
+    if (sel.level != 1) problems.push_back(d.key() + ": no H200 record near 512^3");
+    if (!d.space().is_valid(sel.config, p, h200)) problems.push_back(d.key() + ": invalid");
+}
+
+template <template <class> class... K>
+void check_all_wisdom(KernelList<K...>, std::vector<std::string>& problems) {
+    (check_wisdom<K, float>(problems), ...);
+    (check_wisdom<K, double>(problems), ...);
+}
+
+TEST(GpuKernelsWisdom, ShippedH200RecordsForEveryTunableKernel) {
+    std::vector<std::string> warnings, problems;
+    rt::set_log_sink([&](rt::LogLevel level, const std::string& msg) {
+        if (level >= rt::LogLevel::warn) warnings.push_back(msg);
+    });
+    check_all_wisdom(Kernels3d{}, problems);
+    rt::set_log_sink(nullptr);
+    EXPECT_TRUE(warnings.empty()) << warnings.front();
+    for (const auto& p : problems) ADD_FAILURE() << p;
 }
 
 } // namespace
