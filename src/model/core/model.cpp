@@ -268,53 +268,24 @@ template <typename T>
 void Model<T>::sample_stats() {
     if (!stats_) return;
     const Diagnostics dg = diagnostics();
-    StatsInput<T> in;
+    // Statistics reads the host copies; on the GPU bring the sampled arrays down first.
     if (on_device_) {
-        // Statistics reads host memory: copy the sampled arrays down into host-only copies.
-        if (!stats_host_) {
-            stats_host_ = std::make_unique<HostCopies>();
-            auto& h = *stats_host_;
-            h.u = Field3d<T>(g_.d);
-            h.v = Field3d<T>(g_.d);
-            h.w = Field3d<T>(g_.d);
-            if (f_.has_scalar) h.s = Field3d<T>(g_.d);
-            if (les()) h.evisc = Field3d<T>(g_.d);
-            if (surface()) {
-                for (auto* a : {&h.s_fluxbot, &h.ustar, &h.obuk_inv}) a->resize(f_.ustar.size());
-            }
-        }
-        auto& h = *stats_host_;
-        f_.u.copy_to_host(h.u.host());
-        f_.v.copy_to_host(h.v.host());
-        f_.w.copy_to_host(h.w.host());
-        if (f_.has_scalar) f_.s.copy_to_host(h.s.host());
-        if (les()) f_.evisc.copy_to_host(h.evisc.host());
-        in.u = &h.u;
-        in.v = &h.v;
-        in.w = &h.w;
-        if (f_.has_scalar) in.s = &h.s;
-        if (les()) in.evisc = &h.evisc;
-        if (surface()) {
-            if (f_.has_scalar) {
-                f_.s_fluxbot.copy_to_host(h.s_fluxbot.data());
-                in.s_fluxbot = h.s_fluxbot.data();
-            }
-            f_.ustar.copy_to_host(h.ustar.data());
-            f_.obuk_inv.copy_to_host(h.obuk_inv.data());
-            in.ustar = h.ustar.data();
-            in.obuk_inv = h.obuk_inv.data();
-        }
-    } else {
-        in.u = &f_.u;
-        in.v = &f_.v;
-        in.w = &f_.w;
-        if (f_.has_scalar) in.s = &f_.s;
-        if (les()) in.evisc = &f_.evisc;
-        if (surface()) {
-            if (f_.has_scalar) in.s_fluxbot = f_.s_fluxbot.host();
-            in.ustar = f_.ustar.host();
-            in.obuk_inv = f_.obuk_inv.host();
-        }
+        for (Field3d<T>* a : {&f_.u, &f_.v, &f_.w}) a->to_host();
+        if (f_.has_scalar) f_.s.to_host();
+        if (les()) f_.evisc.to_host();
+        if (surface())
+            for (DeviceArray<T>* a : {&f_.s_fluxbot, &f_.ustar, &f_.obuk_inv}) a->to_host();
+    }
+    StatsInput<T> in;
+    in.u = &f_.u;
+    in.v = &f_.v;
+    in.w = &f_.w;
+    if (f_.has_scalar) in.s = &f_.s;
+    if (les()) in.evisc = &f_.evisc;
+    if (surface()) {
+        if (f_.has_scalar) in.s_fluxbot = f_.s_fluxbot.host();
+        in.ustar = f_.ustar.host();
+        in.obuk_inv = f_.obuk_inv.host();
     }
     in.kappa = cfg_.kappa;
     in.prandtl_t_inv = 1.0 / cfg_.prandtl_t;

@@ -74,11 +74,6 @@ private:
     std::unique_ptr<PressureSolver<T>> pres_;
     std::shared_ptr<PressureSolverGpu<T>> pres_gpu_; // shared_ptr: complete type only where made
     // Host-only copies for output on the GPU: Statistics reads Field3d::data().
-    struct HostCopies {
-        Field3d<T> u, v, w, s, evisc;
-        std::vector<T> s_fluxbot, ustar, obuk_inv;
-    };
-    std::unique_ptr<HostCopies> stats_host_;
     std::unique_ptr<Statistics<T>> stats_;
 
     std::vector<double> rk_a_, rk_b_;

@@ -216,9 +216,9 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     const GridDims& d = grid_.d;
     const int nz = d.kmax, nzh = d.kmax + 1, ks = d.kstart, jj = d.jj, kk = d.kk;
     const double n_inv = 1.0 / (double(d.itot) * double(d.jtot));
-    const T *u = in.u->data(), *v = in.v->data(), *w = in.w->data();
-    const T* s = in.s ? in.s->data() : nullptr;
-    const T* ev = in.evisc ? in.evisc->data() : nullptr;
+    const T *u = in.u->host(), *v = in.v->host(), *w = in.w->host();
+    const T* s = in.s ? in.s->host() : nullptr;
+    const T* ev = in.evisc ? in.evisc->host() : nullptr;
     auto sum_allreduce = [&](std::vector<double>& buf) {
         MPI_Allreduce(MPI_IN_PLACE, buf.data(), int(buf.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
         for (double& x : buf) x *= n_inv;
