@@ -16,6 +16,7 @@
 // once) and under fixed caps of its scale: 1e-9 (profiles) and 1e-8 (fields) in double,
 // 1e-1 and 3e-1 in float. The double test is the sharp one: a missing halo exchange, a
 // wrong boundary or a kernel over a wrong range gives O(1e-3..1) differences there.
+#include "tests/gpu_required.h"
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -140,7 +141,7 @@ double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
 template <typename T>
 void compare(double cap_profile, double cap_field) {
     const std::string why = open_gpu(MPI_COMM_WORLD);
-    if (!why.empty()) GTEST_SKIP() << "no usable GPU: " << why;
+    SQUALL_NEED_GPU(why.empty(), why);
     constexpr int steps = 50;
     const char* prec = sizeof(T) == 4 ? "float" : "double";
     const double floor = sizeof(T) == 4 ? 1e-5 : 1e-13; // when the twin is closer still

@@ -2,6 +2,7 @@
 // right-hand sides on stretched, 2-D and odd-sized grids it must match the CPU
 // PressureSolver and satisfy the discrete Poisson equation, set the bottom ghost and leave
 // every other ghost cell untouched.
+#include "tests/gpu_required.h"
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -27,7 +28,7 @@ rt::Runtime& runtime() {
 template <typename T>
 void check_against_cpu(int itot, int jtot, int ktot, bool stretched, unsigned seed, double tol,
                        int solves = 1) {
-    if (!runtime().has_device()) GTEST_SKIP() << runtime().no_device_reason();
+    SQUALL_NEED_GPU(runtime().has_device(), runtime().no_device_reason());
     const Config cfg = ptest::make_case(itot, jtot, ktot, stretched);
     const Grid<T> grid = Grid<T>::make(cfg, 1, 1, 0, 0);
     Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);
@@ -119,7 +120,7 @@ TEST(GpuPressure, OddSizesFloat) {
 TEST(GpuPressure, StreamIsHonoured) {
     // The same solve on the default stream twice through set_stream(nullptr): a smoke test
     // that re-binding the plans to a stream works.
-    if (!runtime().has_device()) GTEST_SKIP() << runtime().no_device_reason();
+    SQUALL_NEED_GPU(runtime().has_device(), runtime().no_device_reason());
     const Config cfg = ptest::make_case(16, 8, 8, true);
     const Grid<double> grid = Grid<double>::make(cfg, 1, 1, 0, 0);
     Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);

@@ -6,6 +6,7 @@
 #include "backends/launch.h"
 #include "kernel_harness.h"
 
+#include "tests/gpu_required.h"
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -28,8 +29,7 @@ rt::Runtime* runtime() {
     return rt.get();
 }
 
-#define SKIP_WITHOUT_GPU()                                                                         \
-    if (!runtime()->has_device()) GTEST_SKIP() << runtime()->no_device_reason()
+#define SKIP_WITHOUT_GPU() SQUALL_NEED_GPU(runtime()->has_device(), runtime()->no_device_reason())
 
 template <typename T>
 double tolerance() {

@@ -5,6 +5,7 @@
 
 #include "test_kernels.h"
 
+#include "tests/gpu_required.h"
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -64,7 +65,7 @@ void check_saxpy(Runtime& rt, const KernelDef& def, const Config& c, int n) {
 
 TEST(Gpu, DeviceIsPresent) {
     Runtime rt(options(fresh_dir("present")));
-    ASSERT_TRUE(rt.has_device()) << rt.no_device_reason();
+    SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
     EXPECT_EQ(rt.arch(), rt.device().arch());
     EXPECT_GT(rt.device().multiprocessor_count, 0);
 }
@@ -72,7 +73,7 @@ TEST(Gpu, DeviceIsPresent) {
 TEST(Gpu, SaxpyAcrossSampledConfigurations) {
     fs::path cache = fresh_dir("saxpy");
     Runtime rt(options(cache));
-    ASSERT_TRUE(rt.has_device()) << rt.no_device_reason();
+    SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
     std::mt19937_64 rng(11);
     for (const char* type : {"float", "double"}) {
         KernelDef def = saxpy_def(type);
@@ -92,7 +93,7 @@ TEST(Gpu, SaxpyAcrossSampledConfigurations) {
 TEST(Gpu, Stencil3dAcrossSampledConfigurations) {
     fs::path cache = fresh_dir("stencil");
     Runtime rt(options(cache));
-    ASSERT_TRUE(rt.has_device()) << rt.no_device_reason();
+    SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
     const int nx = 70, ny = 33, nz = 19;
     const size_t cells = static_cast<size_t>(nx + 2) * ny * nz;
     std::vector<double> in(cells), out(cells), expect(cells, -1.0);
@@ -131,7 +132,7 @@ TEST(Gpu, SecondRuntimeHitsTheDiskCache) {
     Config c = def.space().config_from_json({{"block_x", 128}, {"items", 2}});
     {
         Runtime rt(options(cache));
-        ASSERT_TRUE(rt.has_device());
+        SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
         check_saxpy<float>(rt, def, c, 5000);
         EXPECT_EQ(rt.cache().stats().compiles, 1u);
         EXPECT_EQ(rt.cache().stats().disk_hits, 0u);
@@ -149,7 +150,7 @@ TEST(Gpu, WisdomSelectsTheRecordedConfiguration) {
     fs::path cache = fresh_dir("wcache"), wdir = fresh_dir("wisdom");
     KernelDef def = saxpy_def("double");
     Runtime probe(options(cache));
-    ASSERT_TRUE(probe.has_device());
+    SQUALL_NEED_GPU(probe.has_device(), probe.no_device_reason());
     WisdomRecord r;
     r.problem = ProblemSize(1 << 16);
     r.config = def.space().config_from_json({{"block_x", 64}, {"items", 4}, {"min_blocks", 2}});
@@ -173,7 +174,7 @@ TEST(Gpu, CaptureRecordsReferenceWithoutChangingResults) {
     RuntimeOptions o = options(cache);
     o.capture = CaptureSettings{{"saxpy_*"}, 1, cdir.string(), 64ull << 20};
     Runtime rt(o);
-    ASSERT_TRUE(rt.has_device());
+    SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
     KernelDef def = saxpy_def("float");
     const int n = 3001;
     std::vector<float> x(n), y(n, 2.0f), out(n);
