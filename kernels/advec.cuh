@@ -121,7 +121,7 @@ struct AdvecU2 {
 template <typename T>
 struct AdvecV2 {
     static constexpr const char* name = "advec_v_2";
-    T* SQ_RESTRICT ut;
+    T* SQ_RESTRICT vt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
@@ -132,7 +132,7 @@ struct AdvecV2 {
         const T* a = v + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - jj], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk - jj + kk], w[ijk + kk]));
-        ut[ijk] +=
+        vt[ijk] +=
             advec_div2(a, 1, interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1]),
                        dxi) +
             advec_div2(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
@@ -144,7 +144,7 @@ struct AdvecV2 {
 template <typename T>
 struct AdvecW2 {
     static constexpr const char* name = "advec_w_2";
-    T* SQ_RESTRICT ut;
+    T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
@@ -155,7 +155,7 @@ struct AdvecW2 {
         const T* a = w + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - kk], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk], w[ijk + kk]));
-        ut[ijk] += advec_div2(a, 1, interp2(u[ijk - kk], u[ijk]),
+        wt[ijk] += advec_div2(a, 1, interp2(u[ijk - kk], u[ijk]),
                               interp2(u[ijk - kk + 1], u[ijk + 1]), dxi) +
                    advec_div2(a, jj, interp2(v[ijk - kk], v[ijk]),
                               interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
@@ -210,7 +210,7 @@ struct AdvecU2i5 {
 template <typename T>
 struct AdvecV2i5 {
     static constexpr const char* name = "advec_v_2i5";
-    T* SQ_RESTRICT ut;
+    T* SQ_RESTRICT vt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
@@ -220,7 +220,7 @@ struct AdvecV2i5 {
     SQ_HD void operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* a = v + ijk;
-        ut[ijk] +=
+        vt[ijk] +=
             advec_div5(a, 1, interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1]),
                        dxi) +
             advec_div5(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
@@ -233,7 +233,7 @@ struct AdvecV2i5 {
 template <typename T>
 struct AdvecW2i5 {
     static constexpr const char* name = "advec_w_2i5";
-    T* SQ_RESTRICT ut;
+    T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
@@ -243,7 +243,7 @@ struct AdvecW2i5 {
     SQ_HD void operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* a = w + ijk;
-        ut[ijk] += advec_div5(a, 1, interp2(u[ijk - kk], u[ijk]),
+        wt[ijk] += advec_div5(a, 1, interp2(u[ijk - kk], u[ijk]),
                               interp2(u[ijk - kk + 1], u[ijk + 1]), dxi) +
                    advec_div5(a, jj, interp2(v[ijk - kk], v[ijk]),
                               interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +

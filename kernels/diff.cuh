@@ -142,7 +142,7 @@ struct DiffUSmag {
 template <typename T>
 struct DiffVSmag {
     static constexpr const char* name = "diff_v_smag";
-    T* SQ_RESTRICT ut;
+    T* SQ_RESTRICT vt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, nu;
@@ -163,7 +163,7 @@ struct DiffVSmag {
         const T g_top =
             kt * ((v[ijk + kk] - v[ijk]) * dzhi[k + 1] + (w[ijk + kk] - w[ijk + kk - jj]) * dyi);
         const T g_bot = kb * ((v[ijk] - v[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - jj]) * dyi);
-        ut[ijk] +=
+        vt[ijk] +=
             x + y +
             diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho, rhoh);
     }
@@ -174,7 +174,7 @@ struct DiffVSmag {
 template <typename T>
 struct DiffWSmag {
     static constexpr const char* name = "diff_w_smag";
-    T* SQ_RESTRICT ut;
+    T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, nu;
@@ -196,7 +196,7 @@ struct DiffWSmag {
              ks * ((w[ijk] - w[ijk - jj]) * dyi + (v[ijk] - v[ijk - kk]) * dzhi[k]));
         const T g_top = T(2) * kt * (w[ijk + kk] - w[ijk]) * dzi[k];
         const T g_bot = T(2) * kb * (w[ijk] - w[ijk - kk]) * dzi[k - 1];
-        ut[ijk] += x + y + diff_zdiv_w(g_bot, g_top, k, dzhi, rho, rhoh);
+        wt[ijk] += x + y + diff_zdiv_w(g_bot, g_top, k, dzhi, rho, rhoh);
     }
 };
 

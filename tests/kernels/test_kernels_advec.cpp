@@ -42,6 +42,10 @@ std::vector<T> run_advec(const RefGrid& g, Loc loc, const Vec& phi, Velocity vel
     if constexpr (requires { kn.st; }) { // scalar kernels name their output st
         kn.st = out.data();
         kn.s = s.data();
+    } else if constexpr (requires { kn.vt; }) { // momentum kernels name it after the component
+        kn.vt = out.data();
+    } else if constexpr (requires { kn.wt; }) {
+        kn.wt = out.data();
     } else {
         kn.ut = out.data();
     }

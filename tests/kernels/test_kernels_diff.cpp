@@ -25,7 +25,12 @@ Comparison check_diff_momentum(const Inputs& in, const Vec& ref, bool with_flux)
     const auto fb = to_t<T>(in.fluxbot), ft = to_t<T>(in.fluxtop);
     auto out = to_t<T>(in.tend0);
     K<T> kn{};
-    kn.ut = out.data();
+    if constexpr (requires { kn.vt; }) // the output is named after the component
+        kn.vt = out.data();
+    else if constexpr (requires { kn.wt; })
+        kn.wt = out.data();
+    else
+        kn.ut = out.data();
     kn.u = u.data();
     kn.v = v.data();
     kn.w = w.data();

@@ -23,14 +23,14 @@ const char* const kMainFile = "src/backends/cuda/all_kernels.cuh"; // generated,
 const std::map<std::string, std::string>& tables() {
     static const std::map<std::string, std::string> t = {
         {"advec_u_2", "ut:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
-        {"advec_v_2", "ut:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
-        {"advec_w_2", "ut:3o u:3i v:3i w:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
+        {"advec_v_2", "vt:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
+        {"advec_w_2", "wt:3o u:3i v:3i w:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
         {"advec_s_2", "st:3o s:3i u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
         {"advec_u_2i5", "ut:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
                         "kstart:int kend:int"},
-        {"advec_v_2i5", "ut:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
+        {"advec_v_2i5", "vt:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
                         "kstart:int kend:int"},
-        {"advec_w_2i5", "ut:3o u:3i v:3i w:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
+        {"advec_w_2i5", "wt:3o u:3i v:3i w:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
                         "kstart:int kend:int"},
         {"advec_s_2i5", "st:3o s:3i u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int "
                         "kk:int kstart:int kend:int"},
@@ -39,9 +39,9 @@ const std::map<std::string, std::string>& tables() {
                        "prandtl_t:T z0m:T mason:int jj:int kk:int"},
         {"diff_u_smag", "ut:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
                         "dyi:T nu:T fluxbot:2i fluxtop:2i kstart:int kend:int jj:int kk:int"},
-        {"diff_v_smag", "ut:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
+        {"diff_v_smag", "vt:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
                         "dyi:T nu:T fluxbot:2i fluxtop:2i kstart:int kend:int jj:int kk:int"},
-        {"diff_w_smag", "ut:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
+        {"diff_w_smag", "wt:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
                         "dyi:T nu:T kstart:int kend:int jj:int kk:int"},
         {"diff_c_smag", "st:3o s:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
                         "prandtl_t_inv:T kappa:T fluxbot:2i fluxtop:2i kstart:int kend:int "

@@ -4,6 +4,7 @@
 #include "kernels/advec.cuh"
 #include "kernels/boundary.cuh"
 #include "kernels/diff.cuh"
+#include "kernels/diff_fused.cuh"
 #include "kernels/pressure.cuh"
 #include "kernels/thermo.cuh"
 #include "kernels/timeint.cuh"
@@ -150,12 +151,12 @@ void Model<T>::diffusion() {
         const T* vfb = surface() ? f_.v_fluxbot.data() : nullptr;
         const T* sfb = surface() ? f_.s_fluxbot.data() : nullptr;
         const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data(), *ev = f_.evisc.data();
-        launch(range_c(), sq::DiffUSmag<T>{f_.ut.data(), u, v, w, ev, dzi, dzhi, rho, rhoh, g_.dxi,
-                                           g_.dyi, nu, ufb, nullptr, ks, ke, d.jj, d.kk});
-        launch(range_c(), sq::DiffVSmag<T>{f_.vt.data(), u, v, w, ev, dzi, dzhi, rho, rhoh, g_.dxi,
-                                           g_.dyi, nu, vfb, nullptr, ks, ke, d.jj, d.kk});
-        launch(range_w(), sq::DiffWSmag<T>{f_.wt.data(), u, v, w, ev, dzi, dzhi, rho, rhoh, g_.dxi,
-                                           g_.dyi, nu, ks, ke, d.jj, d.kk});
+        // u, v and w in one pass: the velocities and evisc are read once for all three.
+        launch(range_c(),
+               sq::DiffUVWSmag<T>{f_.ut.data(), f_.vt.data(), f_.wt.data(), u,       v,    w,
+                                  ev,           dzi,          dzhi,         rho,     rhoh, g_.dxi,
+                                  g_.dyi,       nu,           ufb,          nullptr, vfb,  nullptr,
+                                  ks,           ke,           d.jj,         d.kk});
         if (f_.has_scalar)
             launch(range_c(), sq::DiffCSmag<T>{f_.st.data(), f_.s.data(), ev, dzi, dzhi, rho, rhoh,
                                                g_.dxi, g_.dyi, T(1.0 / cfg_.prandtl_t),
