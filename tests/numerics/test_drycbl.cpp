@@ -59,9 +59,16 @@ TEST(DryCbl, EncroachmentGrowthAndLinearHeatFlux) {
     for (std::size_t t = first; t < time.size(); ++t)
         for (std::size_t k = 0; k < nzh; ++k)
             mean_flux[k] += flux[t * nzh + k] / double(time.size() - first);
-    const std::size_t kmin =
-        std::size_t(std::min_element(mean_flux.begin(), mean_flux.end()) - mean_flux.begin());
-    const double h = zh[kmin], ratio = -mean_flux[kmin] / Q;
+    // Boundary-layer height and entrainment ratio from each sample's own flux minimum (the
+    // minimum moves up during the window, so the time-averaged profile would smear it).
+    double h = 0, ratio = 0;
+    for (std::size_t t = first; t < time.size(); ++t) {
+        const double* f = &flux[t * nzh];
+        const std::size_t k = std::size_t(std::min_element(f, f + nzh) - f);
+        EXPECT_DOUBLE_EQ(zh[k], zi[t]); // zi in the file is that same height
+        h += zh[k] / double(time.size() - first);
+        ratio += -f[k] / Q / double(time.size() - first);
+    }
     EXPECT_NEAR(mean_flux[0], Q, 1e-12); // the prescribed surface flux
 
     // Encroachment with A = 0.2 at the middle of the averaging window (t = 2850 s), and the
@@ -71,8 +78,8 @@ TEST(DryCbl, EncroachmentGrowthAndLinearHeatFlux) {
     std::printf("h = %.0f m (encroachment with A = 0.2: %.0f m), entrainment ratio %.3f\n", h,
                 h_enc, ratio);
     EXPECT_NEAR(h / h_enc, 1.0, 0.2);
-    EXPECT_GT(ratio, 0.05);
-    EXPECT_LT(ratio, 0.4);
+    EXPECT_GT(ratio, 0.07);
+    EXPECT_LT(ratio, 0.3);
     // The boundary layer must grow: zi at the end above zi at 900 s.
     EXPECT_GT(zi.back(), zi[3] + 150);
 
