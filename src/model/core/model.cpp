@@ -61,6 +61,15 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
     iendtime_ = to_itime(cfg.endtime);
     istats_every_ = to_itime(cfg.stats_every);
     fixed_dt_ = !cfg.adaptive_dt;
+    {
+        // Largest molecular diffusion number per unit dt; a property of the grid alone.
+        const auto& d = g_.d;
+        const double dzi_max =
+            *std::max_element(g_.dzi.begin() + d.kstart, g_.dzi.begin() + d.kend);
+        dn_molecular_per_dt_ =
+            std::max(cfg.nu, cfg.kappa) *
+            (double(g_.dxi) * g_.dxi + double(g_.dyi) * g_.dyi + dzi_max * dzi_max);
+    }
     idt_ = to_itime(cfg.dt);
     if (cfg.bc.surface.enabled && f_.has_scalar) {
         // The surface model prescribes the scalar flux; the case gives it as the bottom value.
@@ -183,19 +192,14 @@ double Model<T>::dn_per_dt() {
     else if (cfg_.diff == DiffType::smag2)
         dn = launch_max(range_c(), sq::DnSmag<T>{f_.evisc.data(), m_.dzi, g_.dxi, g_.dyi,
                                                  T(cfg_.prandtl_t), d.jj, d.kk}) +
-             // Molecular viscosity adds to the eddy viscosity in the diffusion kernels.
-             std::max(cfg_.nu, cfg_.kappa) *
-                 (double(g_.dxi) * g_.dxi + double(g_.dyi) * g_.dyi +
-                  double(*std::max_element(g_.dzi.begin() + d.kstart, g_.dzi.begin() + d.kend)) *
-                      *std::max_element(g_.dzi.begin() + d.kstart, g_.dzi.begin() + d.kend));
+             dn_molecular_per_dt_; // molecular viscosity adds to evisc in the kernels
     return allreduce_max(dn);
 }
 
 template <typename T>
 std::int64_t Model<T>::compute_idt() {
     if (fixed_dt_) return idt_;
-    const double cflmax =
-        cfg_.cflmax > 0 ? cfg_.cflmax : (cfg_.advec == AdvecScheme::second ? 1.2 : 1.0);
+    const double cflmax = cfg_.cflmax; // load_config resolves the scheme's default
     double dt = std::min(cfg_.dtmax, nstep_ == 0 ? cfg_.dt : cfg_.dtmax);
     const double cfl = cfl_per_dt(), dn = dn_per_dt();
     if (cfl > 0) dt = std::min(dt, cflmax / cfl);

@@ -77,6 +77,7 @@ private:
     std::unique_ptr<Statistics<T>> stats_;
 
     std::vector<double> rk_a_, rk_b_;
+    double dn_molecular_per_dt_ = 0;
     std::int64_t itime_ = 0, idt_ = 0, iendtime_ = 0, istats_every_ = 0;
     long nstep_ = 0;
     bool fixed_dt_ = false;
