@@ -62,81 +62,71 @@ void PencilTransposer<T>::exchange(const T* src, T* dst, MPI_Comm comm, int nq, 
             }
 }
 
-// z-column <-> x-pencil over comm_x: block (i, j, kl) = my i block, my j block, k block q.
-template <typename T>
-void PencilTransposer<T>::zcol_to_x(const T* field, T* x) {
-    const GridDims d = d_;
-    const int kb = kblk, im = imax, jm = jmax, it = itot;
-    auto fld = [=](int q, int i, int j, int kl) {
+// Index maps of the four layouts for exchange(): (block q, a, b, c) -> linear position.
+// Each transpose pair uses the same two maps, once in each direction.
+namespace {
+// The rank's z-column block inside the field with ghost cells; q selects the k block.
+auto zcol_map(const GridDims& d, int kb) {
+    return [=](int q, int i, int j, int kl) {
         return long(d.istart + i) * d.ii + long(d.jstart + j) * d.jj +
                long(d.kstart + q * kb + kl) * d.kk;
     };
-    auto xp = [=](int q, int i, int j, int kl) { return (q * im + i) + it * (j + long(jm) * kl); };
-    exchange(field, x, comm_x_, npx_, imax, jmax, kblk, fld, xp);
+}
+// x-pencil (full x of length itot, then j, then k); q selects a block of `blk` along x.
+auto xpencil_map(int blk, int itot, int jmax) {
+    return
+        [=](int q, int i, int j, int kl) { return (q * blk + i) + itot * (j + long(jmax) * kl); };
+}
+// y-pencil (full y of length jtot, then i, then k); q selects a block of `blk` along y.
+auto ypencil_map(int blk, int jtot, int iblk) {
+    return
+        [=](int q, int il, int j, int kl) { return (q * blk + j) + jtot * (il + long(iblk) * kl); };
+}
+// z-pencil (the column index il + iblk jl fastest, then full k); q selects a k block.
+auto zpencil_map(int iblk, long ncol, int kblk) {
+    return [=](int q, int il, int jl, int kl) {
+        return (il + long(iblk) * jl) + ncol * (q * kblk + kl);
+    };
+}
+} // namespace
+
+// z-column <-> x-pencil over comm_x: block (i, j, kl) = my i block, my j block, k block q.
+template <typename T>
+void PencilTransposer<T>::zcol_to_x(const T* field, T* x) {
+    exchange(field, x, comm_x_, npx_, imax, jmax, kblk, zcol_map(d_, kblk),
+             xpencil_map(imax, itot, jmax));
 }
 
 template <typename T>
 void PencilTransposer<T>::x_to_zcol(const T* x, T* field) {
-    const GridDims d = d_;
-    const int kb = kblk, im = imax, jm = jmax, it = itot;
-    auto fld = [=](int q, int i, int j, int kl) {
-        return long(d.istart + i) * d.ii + long(d.jstart + j) * d.jj +
-               long(d.kstart + q * kb + kl) * d.kk;
-    };
-    auto xp = [=](int q, int i, int j, int kl) { return (q * im + i) + it * (j + long(jm) * kl); };
-    exchange(x, field, comm_x_, npx_, imax, jmax, kblk, xp, fld);
+    exchange(x, field, comm_x_, npx_, imax, jmax, kblk, xpencil_map(imax, itot, jmax),
+             zcol_map(d_, kblk));
 }
 
 // x-pencil <-> y-pencil over comm_y: block (il, j, kl) = i block q, my j block, my k block.
 template <typename T>
 void PencilTransposer<T>::x_to_y(const T* x, T* y) {
-    const int ib = iblk, jm = jmax, it = itot, jt = jtot;
-    auto xp = [=](int q, int il, int j, int kl) {
-        return (q * ib + il) + it * (j + long(jm) * kl);
-    };
-    auto yp = [=](int q, int il, int j, int kl) {
-        return (q * jm + j) + jt * (il + long(ib) * kl);
-    };
-    exchange(x, y, comm_y_, npy_, iblk, jmax, kblk, xp, yp);
+    exchange(x, y, comm_y_, npy_, iblk, jmax, kblk, xpencil_map(iblk, itot, jmax),
+             ypencil_map(jmax, jtot, iblk));
 }
 
 template <typename T>
 void PencilTransposer<T>::y_to_x(const T* y, T* x) {
-    const int ib = iblk, jm = jmax, it = itot, jt = jtot;
-    auto xp = [=](int q, int il, int j, int kl) {
-        return (q * ib + il) + it * (j + long(jm) * kl);
-    };
-    auto yp = [=](int q, int il, int j, int kl) {
-        return (q * jm + j) + jt * (il + long(ib) * kl);
-    };
-    exchange(y, x, comm_y_, npy_, iblk, jmax, kblk, yp, xp);
+    exchange(y, x, comm_y_, npy_, iblk, jmax, kblk, ypencil_map(jmax, jtot, iblk),
+             xpencil_map(iblk, itot, jmax));
 }
 
 // y-pencil <-> z-pencil over comm_x: block (il, jl, kl) = my i block, j block q, k block q'.
 template <typename T>
 void PencilTransposer<T>::y_to_z(const T* y, T* z) {
-    const int ib = iblk, jb = jblk, kb = kblk, jt = jtot;
-    const long nc = ncol;
-    auto yp = [=](int q, int il, int jl, int kl) {
-        return (q * jb + jl) + jt * (il + long(ib) * kl);
-    };
-    auto zp = [=](int q, int il, int jl, int kl) {
-        return (il + long(ib) * jl) + nc * (q * kb + kl);
-    };
-    exchange(y, z, comm_x_, npx_, iblk, jblk, kblk, yp, zp);
+    exchange(y, z, comm_x_, npx_, iblk, jblk, kblk, ypencil_map(jblk, jtot, iblk),
+             zpencil_map(iblk, ncol, kblk));
 }
 
 template <typename T>
 void PencilTransposer<T>::z_to_y(const T* z, T* y) {
-    const int ib = iblk, jb = jblk, kb = kblk, jt = jtot;
-    const long nc = ncol;
-    auto yp = [=](int q, int il, int jl, int kl) {
-        return (q * jb + jl) + jt * (il + long(ib) * kl);
-    };
-    auto zp = [=](int q, int il, int jl, int kl) {
-        return (il + long(ib) * jl) + nc * (q * kb + kl);
-    };
-    exchange(z, y, comm_x_, npx_, iblk, jblk, kblk, zp, yp);
+    exchange(z, y, comm_x_, npx_, iblk, jblk, kblk, zpencil_map(iblk, ncol, kblk),
+             ypencil_map(jblk, jtot, iblk));
 }
 
 template class PencilTransposer<float>;
