@@ -94,29 +94,31 @@ private:
     }
 };
 
-// A 3-D field on the local grid, including ghost cells.
+// A 3-D field on the local grid, including ghost cells. The allocation starts d.pad
+// elements before ijk = 0 (see row_align in grid.h); data() and host() point at ijk = 0.
 template <typename T>
 class Field3d {
 public:
     Field3d() = default;
     explicit Field3d(const GridDims& d, bool on_device = false)
-        : d_(d), a_(static_cast<std::size_t>(d.ncells), on_device) {}
+        : d_(d), a_(static_cast<std::size_t>(d.pad + d.ncells), on_device) {}
 
-    T* data() { return a_.data(); }
-    const T* data() const { return a_.data(); }
-    T* host() { return a_.host(); }
-    const T* host() const { return a_.host(); }
-    std::size_t size() const { return a_.size(); }
+    T* data() { return a_.data() + d_.pad; }
+    const T* data() const { return a_.data() + d_.pad; }
+    T* host() { return a_.host() + d_.pad; }
+    const T* host() const { return a_.host() + d_.pad; }
+    std::size_t size() const { return a_.empty() ? 0 : static_cast<std::size_t>(d_.ncells); }
     const GridDims& dims() const { return d_; }
     bool on_device() const { return a_.on_device(); }
 
-    T& operator()(int i, int j, int k) { return a_[i * d_.ii + j * d_.jj + k * d_.kk]; }
-    T operator()(int i, int j, int k) const { return a_[i * d_.ii + j * d_.jj + k * d_.kk]; }
+    T& operator()(int i, int j, int k) { return a_[d_.pad + i * d_.ii + j * d_.jj + k * d_.kk]; }
+    T operator()(int i, int j, int k) const {
+        return a_[d_.pad + i * d_.ii + j * d_.jj + k * d_.kk];
+    }
 
     void fill(T v) { a_.fill(v); }
     void to_device() const { a_.to_device(); }
     void to_host() { a_.to_host(); }
-    void copy_to_host(T* dst) const { a_.copy_to_host(dst); }
 
 private:
     GridDims d_{};

@@ -43,9 +43,10 @@ Grid<T> Grid<T>::make(const Config& cfg, int npx, int npy, int px, int py) {
     d.kstart = kgc;
     d.kend = kgc + d.kmax;
     d.ii = 1;
-    d.jj = d.icells;
-    d.kk = d.icells * d.jcells;
-    d.ncells = long(d.icells) * d.jcells * d.kcells;
+    d.jj = (d.icells + row_align - 1) / row_align * row_align;
+    d.kk = d.jj * d.jcells;
+    d.ncells = long(d.kk) * d.kcells;
+    d.pad = (row_align - d.istart % row_align) % row_align;
     d.ioffset = px * d.imax;
     d.joffset = py * d.jmax;
 

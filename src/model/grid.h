@@ -9,13 +9,22 @@ namespace squall {
 
 inline constexpr int igc = 3, jgc = 3, kgc = 1;
 
+// Memory layout: rows are padded to a multiple of row_align elements, and every 3-D
+// allocation starts row_align - igc elements early (GridDims::pad), so that the first
+// interior point of every row, and therefore each warp's centre loads, is 128-byte
+// aligned (256 bytes in double). The GPU stencils are bound by L1 wavefronts: an
+// aligned row saves a wavefront on every unshifted load.
+inline constexpr int row_align = 32;
+
 struct GridDims {
     int itot, jtot, ktot;                         // global interior sizes
     int imax, jmax, kmax;                         // local interior sizes (kmax == ktot)
     int icells, jcells, kcells;                   // local sizes with ghost cells
     int istart, iend, jstart, jend, kstart, kend; // interior ranges [start, end)
-    int ii, jj, kk;       // strides of the linear index ijk = i*ii + j*jj + k*kk
-    long ncells;          // icells*jcells*kcells
+    int ii, jj, kk; // strides of the linear index ijk = i*ii + j*jj + k*kk (jj >= icells)
+    long ncells;    // kk*kcells: the extent of ijk
+    int pad;        // elements allocated before ijk = 0 (see row_align)
+    long nplane() const { return long(jj) * jcells; } // extent of a 2-D index ij = i + j*jj
     int ioffset, joffset; // global index of this rank's first interior point
 };
 

@@ -179,6 +179,20 @@ std::vector<Config> ConfigSpace::enumerate(const ProblemSize& p, const DeviceInf
     return out;
 }
 
+std::vector<Config> ConfigSpace::neighbours(const Config& c, const ProblemSize& p,
+                                            const DeviceInfo& d) const {
+    std::vector<Config> out;
+    for (size_t i = 0; i < params_.size(); ++i) {
+        for (const Value& v : params_[i].values) {
+            if (v == c.values[i]) continue;
+            Config n = c;
+            n.values[i] = v;
+            if (is_valid(n, p, d)) out.push_back(std::move(n));
+        }
+    }
+    return out;
+}
+
 std::optional<Config> ConfigSpace::sample(std::mt19937_64& rng, const ProblemSize& p,
                                           const DeviceInfo& d) const {
     const uint64_t raw = raw_size();

@@ -82,6 +82,12 @@ public:
     std::optional<Config> sample(std::mt19937_64& rng, const ProblemSize& p,
                                  const DeviceInfo& d) const;
 
+    // The valid configurations that differ from c in exactly one parameter (any other
+    // allowed value of it): the moves of a coordinate search. In declaration order,
+    // values in list order; c itself is not included.
+    std::vector<Config> neighbours(const Config& c, const ProblemSize& p,
+                                   const DeviceInfo& d) const;
+
     // Configuration <-> JSON object {"name": value, ...}.
     nlohmann::json config_to_json(const Config& c) const;
     // Throws std::invalid_argument for unknown names or values that are not allowed;

@@ -1,8 +1,14 @@
-// gpu_kernel_bench: time every tunable 3-D kernel of the GPU backend at 256^3 and 512^3,
-// float and double, in the default configuration and the best of a random search of its
-// space (compiled in parallel), verified against the default's output.
+// gpu_kernel_bench: time every tunable 3-D kernel of the GPU backend (default 256^3 and
+// 512^3, float and double) in the default configuration and the best one found by a
+// search of its space (random samples, then rounds of one-parameter moves from the best;
+// compiled in parallel), verified against the default's output.
 //
 //   gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--samples N] [--others N]
+//                    [--rounds N] [--sizes 256,512|48x48x48,...] [--precision float|double]
+//                    [--only k1,k2] [--unaligned]
+//
+// --unaligned times the unpadded layout (rows of icells, interior not aligned) instead of
+// the model's (grid.h row_align), to measure what the alignment gives.
 //
 // Effective bandwidth = the fewest bytes (each 3-D array read once, updated arrays read
 // and written, over the interior points) / median time, as a fraction of the 3.99 TB/s
@@ -21,6 +27,8 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,11 +41,32 @@ using nlohmann::json;
 constexpr double kCeiling = 3.99e12; // bytes/s, copy kernel on the H200 (GPU.md)
 
 struct Options {
-    bool quick = false;
-    std::string json_path, wisdom_dir;
-    int samples = 80; // advec_u_2i5 and diff_uvw_smag (about 200 s in all on the H200)
+    bool quick = false, unaligned = false;
+    std::string json_path, wisdom_dir, precision = "both";
+    std::string only; // comma-separated kernel names; empty: all
+    int samples = 60; // random samples: advec_u_2i5 and diff_uvw_smag
     int others = 6;   // every other kernel
+    int rounds = 3;   // coordinate-search rounds after the samples
+    std::vector<TestGrid> grids{{256, 256, 256}, {512, 512, 512}};
 };
+
+// "48x48x48,64x64x48" or "256,512" (cubes).
+std::vector<TestGrid> parse_grids(const std::string& text) {
+    std::vector<TestGrid> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        int n[3] = {0, 0, 0}, c = 0;
+        std::stringstream one(item);
+        std::string part;
+        while (c < 3 && std::getline(one, part, 'x')) n[c++] = std::atoi(part.c_str());
+        if (c == 1) n[1] = n[2] = n[0];
+        if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0 || (c != 1 && c != 3))
+            throw std::invalid_argument("bad grid size '" + item + "' (want NxNxN or N)");
+        out.push_back({n[0], n[1], n[2]});
+    }
+    return out;
+}
 
 // Device helpers: copy and max |a - b| (b == nullptr: max |a|), NaN-aware.
 const char* kUtilSource = R"(
@@ -102,7 +131,7 @@ struct Pool {
             drv.upload(d, h.data(), n * sizeof(T));
             return d;
         };
-        const size_t n3 = size_t(g.ncells());
+        const size_t n3 = size_t(g.pad() + g.ncells());
         for (int a = 0; a < 8; ++a) {
             f3.push_back(fill(n3, 100 + a));
             pristine.push_back(drv.alloc(n3 * sizeof(T)));
@@ -120,13 +149,13 @@ struct Pool {
         drv.free(result);
     }
     void copy_array(rt::DevicePtr dst, rt::DevicePtr src) const {
-        long long n = g.ncells();
+        long long n = g.pad() + g.ncells();
         copy.launch(nullptr, dst, src, n);
     }
     double max_diff(rt::DevicePtr a, rt::DevicePtr b) const {
         auto& drv = rt::Driver::get();
         drv.memset8(result, 0, 8);
-        long long n = g.ncells();
+        long long n = g.pad() + g.ncells();
         maxdiff.launch(nullptr, a, b, n, result);
         double v;
         drv.download(&v, result, 8);
@@ -147,9 +176,10 @@ F make_kernel(const Pool<T>& pool, std::vector<rt::DevicePtr>& outputs, int& arr
         const std::string& kind = members[n].kind;
         rt::DevicePtr p = 0;
         if (kind[0] == '3') {
-            p = pool.f3.at(n3++);
+            const rt::DevicePtr base = pool.f3.at(n3++);
+            p = base + pool.g.pad() * sizeof(T); // the aligned layout of Field3d
             arrays += kind == "3o" ? 2 : 1;
-            if (kind == "3o" || kind == "3w") outputs.push_back(p);
+            if (kind == "3o" || kind == "3w") outputs.push_back(base);
         } else if (kind == "zi") {
             p = pool.z.at(nz++);
         } else if (kind == "2i") {
@@ -167,15 +197,15 @@ F make_kernel(const Pool<T>& pool, std::vector<rt::DevicePtr>& outputs, int& arr
     return f;
 }
 
-double median_ms(const rt::KernelInstance& k, const sq::Range3& r, const auto& f, int reps) {
+double median_ms(const rt::KernelInstance& k, const auto& s, int reps) {
     auto& drv = rt::Driver::get();
-    for (int w = 0; w < 3; ++w) gpu::launch_instance(k, r, f);
+    for (int w = 0; w < 3; ++w) s.launch(k);
     void* e0 = drv.event_create();
     void* e1 = drv.event_create();
     std::vector<double> t;
     for (int n = 0; n < reps; ++n) {
         drv.event_record(e0, nullptr);
-        gpu::launch_instance(k, r, f);
+        s.launch(k);
         drv.event_record(e1, nullptr);
         drv.event_synchronize(e1);
         t.push_back(drv.event_elapsed_ms(e0, e1));
@@ -186,120 +216,169 @@ double median_ms(const rt::KernelInstance& k, const sq::Range3& r, const auto& f
     return t[size_t(reps / 2)];
 }
 
-struct Job {
-    size_t first = 0, count = 0; // its requests
-    std::function<void(const std::vector<rt::KernelInstance>&)> run;
+// One kernel's search: every configuration tried so far with its median time.
+template <typename T>
+struct Search {
+    std::string name;
+    bool main = false;
+    sq::Range3 range;
+    rt::ProblemSize problem;
+    size_t def_index = 0;
+    std::function<void(const rt::KernelInstance&)> launch; // on the pool's arrays
+    std::vector<rt::DevicePtr> outputs;                    // allocation bases
+    int arrays = 0;
+    std::vector<rt::Config> tried;
+    std::vector<double> ms; // per tried config; +inf: compile or launch failed
+    size_t timed = 0;       // tried[0, timed) have times
 };
 
+// The search: round 0 is the default plus random samples of the space; each later round
+// tries every valid one-parameter move (ConfigSpace::neighbours) of the best `beam`
+// configurations so far, skipping those already tried. All kernels of one size and
+// precision compile together in parallel, round by round.
 template <class F, typename T>
-void add_kernel(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt::KernelDef>& defs,
-                std::vector<rt::Runtime::Request>& reqs, std::vector<Job>& jobs, json& out) {
-    const std::string name = F::name;
-    const bool main = name == "advec_u_2i5" || name == "diff_uvw_smag";
-    const int samples = main ? o.samples : o.others;
-    const sq::Range3 r = pool.g.range(name);
-    const rt::ProblemSize problem = gpu::problem_of(r);
-    auto outputs = std::make_shared<std::vector<rt::DevicePtr>>();
-    int arrays = 0;
-    const F f = make_kernel<F>(pool, *outputs, arrays);
-    defs.push_back(gpu::def_for(r, f));
-    const size_t def_index = defs.size() - 1;
+void add_search(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt::KernelDef>& defs,
+                std::vector<Search<T>>& searches) {
+    if (!o.only.empty() &&
+        ("," + o.only + ",").find(std::string(",") + F::name + ",") == std::string::npos)
+        return;
+    Search<T> s;
+    s.name = F::name;
+    s.main = s.name == "advec_u_2i5" || s.name == "diff_uvw_smag";
+    s.range = pool.g.range(s.name);
+    s.problem = gpu::problem_of(s.range);
+    const F f = make_kernel<F>(pool, s.outputs, s.arrays);
+    defs.push_back(gpu::def_for(s.range, f));
+    s.def_index = defs.size() - 1;
+    s.launch = [r = s.range, f](const rt::KernelInstance& k) { gpu::launch_instance(k, r, f); };
     const rt::KernelDef& def = defs.back();
-    std::vector<rt::Config> configs{def.space().default_config()};
-    std::mt19937_64 rng(std::hash<std::string>()(def.key()) + problem[0]);
-    for (int n = 0; n < samples * 4 && int(configs.size()) < samples + 1; ++n) {
-        auto c = def.space().sample(rng, problem, rt.device());
-        if (c && std::find(configs.begin(), configs.end(), *c) == configs.end())
-            configs.push_back(*c);
+    s.tried.push_back(def.space().default_config());
+    std::mt19937_64 rng(std::hash<std::string>()(def.key()) + s.problem[0]);
+    const int samples = s.main ? o.samples : o.others;
+    for (int n = 0; n < samples * 4 && int(s.tried.size()) < samples + 1; ++n) {
+        auto c = def.space().sample(rng, s.problem, rt.device());
+        if (c && std::find(s.tried.begin(), s.tried.end(), *c) == s.tried.end())
+            s.tried.push_back(*c);
     }
-    const size_t first = reqs.size();
-    for (const auto& c : configs) reqs.push_back({nullptr, problem, c});
-    jobs.push_back(
-        {first, configs.size(),
-         [&, first, configs, r, f, outputs, arrays, def_index,
-          problem](const std::vector<rt::KernelInstance>& ks) {
-             const rt::KernelDef& d = defs[def_index];
-             const int reps = o.quick ? 7 : 15;
-             const double points = double(problem[0]) * double(problem[1]) * double(problem[2]);
-             const double bytes = arrays * points * sizeof(T);
-             auto reset = [&] {
-                 for (size_t a = 0; a < pool.f3.size(); ++a)
-                     pool.copy_array(pool.f3[a], pool.pristine[a]);
-             };
-             // Reference: the default configuration from pristine data.
-             reset();
-             gpu::launch_instance(ks[first], r, f);
-             for (size_t a = 0; a < outputs->size(); ++a)
-                 pool.copy_array(pool.ref[a], (*outputs)[a]);
-             std::vector<std::pair<double, size_t>> times;
-             for (size_t n = 0; n < configs.size(); ++n)
-                 times.push_back({median_ms(ks[first + n], r, f, reps), n});
-             const double t_default = times[0].first;
-             std::sort(times.begin(), times.end());
-             // The fastest configuration whose output matches the default's.
-             const double tol = sizeof(T) == 8 ? 1e-12 : 1e-5;
-             size_t best = 0;
-             double best_ms = t_default, diff = 0;
-             for (const auto& [ms, n] : times) {
-                 reset();
-                 gpu::launch_instance(ks[first + n], r, f);
-                 double worst = 0;
-                 for (size_t a = 0; a < outputs->size(); ++a)
-                     worst = std::max(worst, pool.max_diff((*outputs)[a], pool.ref[a]) /
-                                                 pool.max_diff(pool.ref[a], 0));
-                 if (worst <= tol) {
-                     best = n, best_ms = ms, diff = worst;
-                     break;
-                 }
-                 std::fprintf(stderr, "  %s [%s]: differs from the default by %.3g, skipped\n",
-                              d.key().c_str(), d.space().format(configs[n]).c_str(), worst);
-             }
-             const double frac_d = bytes / (t_default * 1e-3) / kCeiling;
-             const double frac_b = bytes / (best_ms * 1e-3) / kCeiling;
-             std::printf(
-                 "%-22s %4lldx%-4lldx%-4lld %2d arr  default %8.3f ms %5.1f%%   best %8.3f ms "
-                 "%5.1f%%  (%zu configs)  [%s]\n",
-                 d.key().c_str(), (long long)problem[0], (long long)problem[1],
-                 (long long)problem[2], arrays, t_default, 100 * frac_d, best_ms, 100 * frac_b,
-                 configs.size(), d.space().format(configs[best]).c_str());
-             std::fflush(stdout);
-             out.push_back({{"key", d.key()},
-                            {"problem", {problem[0], problem[1], problem[2]}},
-                            {"arrays", arrays},
-                            {"bytes", bytes},
-                            {"default_ms", t_default},
-                            {"default_fraction", frac_d},
-                            {"best_ms", best_ms},
-                            {"best_fraction", frac_b},
-                            {"best_config", d.space().config_to_json(configs[best])},
-                            {"best_vs_default_diff", diff},
-                            {"configs", configs.size()}});
-             if (!o.wisdom_dir.empty())
-                 rt::append_wisdom(o.wisdom_dir, d.key(), d.space(),
-                                   rt::WisdomRecord{problem, configs[best], best_ms * 1e-3,
-                                                    t_default * 1e-3,
-                                                    rt::current_provenance(rt.device()), ""});
-         }});
+    searches.push_back(std::move(s));
+}
+
+// Indices of tried configurations, fastest first.
+template <typename T>
+std::vector<size_t> ranking(const Search<T>& s) {
+    std::vector<size_t> idx(s.timed);
+    for (size_t n = 0; n < idx.size(); ++n) idx[n] = n;
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return s.ms[a] < s.ms[b]; });
+    return idx;
+}
+
+template <typename T>
+void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDef& d,
+            const Search<T>& s, const std::vector<rt::KernelInstance>& best_ks, json& out) {
+    const double points = double(s.problem[0]) * double(s.problem[1]) * double(s.problem[2]);
+    const double bytes = s.arrays * points * sizeof(T);
+    auto reset = [&] {
+        for (size_t a = 0; a < pool.f3.size(); ++a) pool.copy_array(pool.f3[a], pool.pristine[a]);
+    };
+    // Reference: the default configuration (tried[0]) from pristine data.
+    const auto order = ranking(s);
+    reset();
+    s.launch(best_ks[0]);
+    for (size_t a = 0; a < s.outputs.size(); ++a) pool.copy_array(pool.ref[a], s.outputs[a]);
+    // The fastest configuration whose output matches the default's (best_ks[1..] are the
+    // ranked candidates, in order).
+    const double tol = sizeof(T) == 8 ? 1e-12 : 1e-5;
+    size_t best = 0;
+    double diff = 0;
+    for (size_t q = 1; q < best_ks.size(); ++q) {
+        reset();
+        s.launch(best_ks[q]);
+        double worst = 0;
+        for (size_t a = 0; a < s.outputs.size(); ++a)
+            worst = std::max(worst, pool.max_diff(s.outputs[a], pool.ref[a]) /
+                                        pool.max_diff(pool.ref[a], 0));
+        if (worst <= tol) {
+            best = order[q - 1], diff = worst;
+            break;
+        }
+        std::fprintf(stderr, "  %s [%s]: differs from the default by %.3g, skipped\n",
+                     d.key().c_str(), d.space().format(s.tried[order[q - 1]]).c_str(), worst);
+    }
+    const double t_default = s.ms[0], best_ms = s.ms[best];
+    const double frac_d = bytes / (t_default * 1e-3) / kCeiling;
+    const double frac_b = bytes / (best_ms * 1e-3) / kCeiling;
+    std::printf("%-22s %4lldx%-4lldx%-4lld %2d arr  default %8.4f ms %5.1f%%   best %8.4f ms "
+                "%5.1f%%  (%zu configs)  [%s]\n",
+                d.key().c_str(), (long long)s.problem[0], (long long)s.problem[1],
+                (long long)s.problem[2], s.arrays, t_default, 100 * frac_d, best_ms, 100 * frac_b,
+                s.timed, d.space().format(s.tried[best]).c_str());
+    std::fflush(stdout);
+    out.push_back({{"key", d.key()},
+                   {"problem", {s.problem[0], s.problem[1], s.problem[2]}},
+                   {"arrays", s.arrays},
+                   {"bytes", bytes},
+                   {"default_ms", t_default},
+                   {"default_fraction", frac_d},
+                   {"best_ms", best_ms},
+                   {"best_fraction", frac_b},
+                   {"best_config", d.space().config_to_json(s.tried[best])},
+                   {"best_vs_default_diff", diff},
+                   {"configs", s.timed},
+                   {"layout_align", pool.g.align}});
+    if (!o.wisdom_dir.empty())
+        rt::append_wisdom(o.wisdom_dir, d.key(), d.space(),
+                          rt::WisdomRecord{s.problem, s.tried[best], best_ms * 1e-3,
+                                           t_default * 1e-3, rt::current_provenance(rt.device()),
+                                           ""});
 }
 
 template <typename T, template <class> class... K>
-void run_size(rt::Runtime& rt, const Options& o, int n, json& out) {
-    Pool<T> pool(rt, TestGrid{n, n, n});
+void run_size(rt::Runtime& rt, const Options& o, const TestGrid& grid, json& out) {
+    Pool<T> pool(rt, grid);
     std::vector<rt::KernelDef> defs;
-    defs.reserve(sizeof...(K));
-    std::vector<rt::Runtime::Request> reqs;
-    std::vector<Job> jobs;
-    (add_kernel<K<T>, T>(rt, o, pool, defs, reqs, jobs, out), ...);
-    for (size_t j = 0; j < jobs.size(); ++j) // defs no longer moves
-        for (size_t q = jobs[j].first; q < jobs[j].first + jobs[j].count; ++q)
-            reqs[q].def = &defs[j];
+    defs.reserve(sizeof...(K)); // searches keep indices, defs must not move
+    std::vector<Search<T>> searches;
+    (add_search<K<T>, T>(rt, o, pool, defs, searches), ...);
+    const int reps = o.quick ? 7 : 15;
     const auto t0 = std::chrono::steady_clock::now();
-    const auto ks = rt.instantiate_all(reqs);
+    size_t compiled = 0;
+    for (int round = 0;; ++round) {
+        // Compile every untimed configuration of every kernel, in parallel.
+        std::vector<rt::Runtime::Request> reqs;
+        for (const auto& s : searches)
+            for (size_t n = s.timed; n < s.tried.size(); ++n)
+                reqs.push_back({&defs[s.def_index], s.problem, s.tried[n]});
+        if (reqs.empty()) break;
+        const auto ks = rt.instantiate_all(reqs);
+        compiled += ks.size();
+        size_t q = 0;
+        for (auto& s : searches)
+            for (; s.timed < s.tried.size(); ++s.timed) s.ms.push_back(median_ms(ks[q++], s, reps));
+        // Next round: the one-parameter moves of the best few.
+        const int rounds = o.quick ? 1 : o.rounds;
+        if (round >= rounds) break;
+        for (auto& s : searches) {
+            const rt::ConfigSpace& space = defs[s.def_index].space();
+            const auto order = ranking(s);
+            const size_t beam = std::min<size_t>(s.main ? 3 : 1, order.size());
+            for (size_t b = 0; b < beam; ++b)
+                for (auto& c : space.neighbours(s.tried[order[b]], s.problem, rt.device()))
+                    if (std::find(s.tried.begin(), s.tried.end(), c) == s.tried.end())
+                        s.tried.push_back(std::move(c));
+        }
+    }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("-- %d^3 %s: %zu variants compiled in %.1f s\n", n,
-                sizeof(T) == 4 ? "float" : "double", reqs.size(), secs);
-    for (auto& j : jobs) j.run(ks);
+    std::printf("-- %dx%dx%d %s: %zu variants compiled and timed in %.1f s\n", grid.itot, grid.jtot,
+                grid.ktot, sizeof(T) == 4 ? "float" : "double", compiled, secs);
+    // Verify the ranked candidates against the default, best first (at most 8).
+    for (const auto& s : searches) {
+        std::vector<rt::Runtime::Request> reqs{{&defs[s.def_index], s.problem, s.tried[0]}};
+        const auto order = ranking(s);
+        for (size_t n = 0; n < std::min<size_t>(8, order.size()); ++n)
+            reqs.push_back({&defs[s.def_index], s.problem, s.tried[order[n]]});
+        report(rt, o, pool, defs[s.def_index], s, rt.instantiate_all(reqs), out);
+    }
     // Written after every size and precision, so a run cut short keeps what it measured.
     if (!o.json_path.empty())
         std::ofstream(o.json_path) << json{
@@ -310,9 +389,10 @@ void run_size(rt::Runtime& rt, const Options& o, int n, json& out) {
 
 template <template <class> class... K>
 void run_all(rt::Runtime& rt, const Options& o, KernelList<K...>, json& out) {
-    for (int n : {256, 512}) {
-        run_size<double, K...>(rt, o, n, out);
-        run_size<float, K...>(rt, o, n, out);
+    for (TestGrid g : o.grids) {
+        if (o.unaligned) g.align = 1;
+        if (o.precision != "float") run_size<double, K...>(rt, o, g, out);
+        if (o.precision != "double") run_size<float, K...>(rt, o, g, out);
     }
 }
 
@@ -320,23 +400,40 @@ void run_all(rt::Runtime& rt, const Options& o, KernelList<K...>, json& out) {
 
 int main(int argc, char** argv) {
     Options o;
-    for (int a = 1; a < argc; ++a) {
-        const std::string s = argv[a];
-        if (s == "--quick")
-            o.quick = true, o.samples = 16, o.others = 0;
-        else if (s == "--json" && a + 1 < argc)
-            o.json_path = argv[++a];
-        else if (s == "--wisdom" && a + 1 < argc)
-            o.wisdom_dir = argv[++a];
-        else if (s == "--samples" && a + 1 < argc)
-            o.samples = std::atoi(argv[++a]);
-        else if (s == "--others" && a + 1 < argc)
-            o.others = std::atoi(argv[++a]);
-        else {
-            std::fprintf(stderr, "usage: gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] "
-                                 "[--samples N] [--others N]\n");
-            return 2;
+    const char* usage =
+        "usage: gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--samples N] "
+        "[--others N] [--rounds N] [--sizes 256,512|48x48x48,...] [--precision float|double] "
+        "[--only k1,k2] [--unaligned]\n";
+    try {
+        for (int a = 1; a < argc; ++a) {
+            const std::string s = argv[a];
+            const bool more = a + 1 < argc;
+            if (s == "--quick")
+                o.quick = true, o.samples = 16, o.others = 0;
+            else if (s == "--json" && more)
+                o.json_path = argv[++a];
+            else if (s == "--wisdom" && more)
+                o.wisdom_dir = argv[++a];
+            else if (s == "--samples" && more)
+                o.samples = std::stoi(argv[++a]);
+            else if (s == "--others" && more)
+                o.others = std::stoi(argv[++a]);
+            else if (s == "--rounds" && more)
+                o.rounds = std::stoi(argv[++a]);
+            else if (s == "--sizes" && more)
+                o.grids = parse_grids(argv[++a]);
+            else if (s == "--precision" && more)
+                o.precision = argv[++a];
+            else if (s == "--only" && more)
+                o.only = argv[++a];
+            else if (s == "--unaligned")
+                o.unaligned = true;
+            else
+                throw std::invalid_argument("unknown argument '" + s + "'");
         }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpu_kernel_bench: %s\n%s", e.what(), usage);
+        return 2;
     }
     rt::RuntimeOptions ro;
     ro.cache_dir = "";

@@ -49,17 +49,18 @@ public:
             Array a;
             a.name = members[n].name;
             a.output = kind == "3o" || kind == "3w";
-            const size_t count = kind[0] == '3' ? size_t(g.ncells())
+            const size_t pad = kind[0] == '3' ? size_t(g.pad()) : 0;
+            const size_t count = kind[0] == '3' ? pad + size_t(g.ncells())
                                  : kind == "zi" ? size_t(g.kcells())
                                                 : size_t(g.kk());
             a.init.resize(count);
             for (T& v : a.init) v = T(dist(rng));
-            if (a.output) poison(a.init, kind == "3w");
+            if (a.output) poison(a.init.data() + pad, kind == "3w");
             a.dev = drv.alloc(count * sizeof(T));
             drv.upload(a.dev, a.init.data(), count * sizeof(T));
             a.host = a.init;
-            T* h = a.host.data();
-            const T* d = reinterpret_cast<const T*>(a.dev);
+            T* h = a.host.data() + pad;
+            const T* d = reinterpret_cast<const T*>(a.dev) + pad;
             std::memcpy(hp, &h, sizeof h), std::memcpy(dp, &d, sizeof d);
             arrays_.push_back(std::move(a));
         }
@@ -117,7 +118,7 @@ private:
         rt::DevicePtr dev = 0;
     };
     // Outputs are NaN outside the range; write-only outputs are NaN everywhere.
-    void poison(std::vector<T>& a, bool all) const {
+    void poison(T* a, bool all) const {
         const T nan = std::numeric_limits<T>::quiet_NaN();
         for (int k = 0; k < grid_.kcells(); ++k)
             for (int j = 0; j < grid_.jcells(); ++j)

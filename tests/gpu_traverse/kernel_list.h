@@ -9,6 +9,7 @@
 #include "kernels/surface.cuh"
 #include "kernels/thermo.cuh"
 #include "kernels/timeint.cuh"
+#include "model/grid.h"
 
 #include <string_view>
 
@@ -40,12 +41,15 @@ inline bool on_w_levels(std::string_view name) {
 struct TestGrid {
     int itot, jtot, ktot;
     int igc = 3, kgc = 1;
+    int align = squall::row_align; // the model's layout (grid.h); 1: unpadded rows
     int icells() const { return itot + 2 * igc; }
     int jcells() const { return jtot + 2 * igc; }
     int kcells() const { return ktot + 2 * kgc; }
-    int jj() const { return icells(); }
-    int kk() const { return icells() * jcells(); }
+    int jj() const { return (icells() + align - 1) / align * align; }
+    int kk() const { return jj() * jcells(); }
     long ncells() const { return long(kk()) * kcells(); }
+    // Elements allocated before ijk = 0 so that i = igc is aligned, as in Field3d.
+    int pad() const { return (align - igc % align) % align; }
     int kstart() const { return kgc; }
     int kend() const { return kgc + ktot; }
     sq::Range3 range(std::string_view name) const {

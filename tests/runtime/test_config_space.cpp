@@ -92,6 +92,30 @@ TEST(ConfigSpace, ValidityAndDefaults) {
     EXPECT_THROW(s.add_restriction("nope > 1"), ExprError);
 }
 
+// The coordinate-search moves are exactly the valid configurations at Hamming distance 1,
+// found independently by filtering the full enumeration.
+TEST(ConfigSpace, NeighboursAreTheValidOneParameterMoves) {
+    ConfigSpace s = small_space();
+    DeviceInfo d;
+    const ProblemSize p(96);
+    const auto all = s.enumerate(p, d);
+    ASSERT_GT(all.size(), 10u);
+    for (const Config& c : {all.front(), all[all.size() / 2], all.back()}) {
+        std::set<std::string> expect, got;
+        for (const Config& o : all) {
+            int diff = 0;
+            for (size_t i = 0; i < o.values.size(); ++i) diff += !(o.values[i] == c.values[i]);
+            if (diff == 1) expect.insert(s.format(o));
+        }
+        for (const Config& n : s.neighbours(c, p, d)) {
+            EXPECT_TRUE(s.is_valid(n, p, d));
+            EXPECT_TRUE(got.insert(s.format(n)).second) << "duplicate " << s.format(n);
+        }
+        EXPECT_EQ(got, expect) << s.format(c);
+        EXPECT_FALSE(expect.empty());
+    }
+}
+
 TEST(ConfigSpace, SamplingIsValidAndCoversTheSpace) {
     ConfigSpace s = small_space();
     DeviceInfo d;

@@ -58,7 +58,7 @@ State<T> make_state(const Grid<T>& g, const Fields& f) {
                 st.s(i, j, k) = T(f.as + f.bs * z + f.C(z) * sx * cy);
                 st.ev(i, j, k) = T(f.E(z) + f.e2 * sx * cy);
             }
-    st.fluxbot.assign(d.icells * d.jcells, T(0));
+    st.fluxbot.assign(d.nplane(), T(0));
     st.ustar = st.obuk_inv = st.fluxbot;
     for (int j = 0; j < d.jcells; ++j)
         for (int i = 0; i < d.icells; ++i) {

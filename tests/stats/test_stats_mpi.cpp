@@ -40,7 +40,7 @@ State make_state(const Grid<double>& g, double t) {
              {},
              {},
              {}};
-    st.fluxbot.assign(d.icells * d.jcells, 0.0);
+    st.fluxbot.assign(d.nplane(), 0.0);
     st.ustar = st.obuk_inv = st.fluxbot;
     for (int j = 0; j < d.jcells; ++j)
         for (int i = 0; i < d.icells; ++i) {

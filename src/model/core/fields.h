@@ -35,7 +35,7 @@ struct Fields {
             strain2 = Field3d<T>(d, device);
         }
         if (with_surface) {
-            const std::size_t n = std::size_t(d.icells) * d.jcells;
+            const std::size_t n = std::size_t(d.nplane());
             for (auto* a : surface_arrays()) a->assign(n, T(0), device);
         }
     }

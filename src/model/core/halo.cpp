@@ -12,7 +12,7 @@ Halo<T>::Halo(const GridDims& d, const Decomposition& decomp, bool on_device)
     : d_(d), decomp_(&decomp), on_device_(on_device) {
     std::size_t n = 0;
     if (decomp.npx > 1) n = std::size_t(igc) * d.jmax * d.kcells;
-    if (decomp.npy > 1) n = std::max(n, std::size_t(jgc) * d.icells * d.kcells);
+    if (decomp.npy > 1) n = std::max(n, std::size_t(jgc) * d.jj * d.kcells);
     if (n > 0) {
         send_.assign(2 * n, T(0), on_device);
         recv_.assign(2 * n, T(0), on_device);
@@ -67,7 +67,7 @@ void Halo<T>::exchange_y(T* a, int nk) const {
         launch(r, sq::HaloWrapY<T>{a, d.jstart, d.jend, d.jmax, d.jj, d.kk});
         return;
     }
-    const int n = jgc * d.icells * nk;
+    const int n = jgc * d.jj * nk; // HaloPackY packs rows of jj
     launch(r,
            sq::HaloPackY<T>{send_.data(), send_.data() + n, a, d.jstart, d.jend, jgc, d.jj, d.kk});
     sendrecv(n, decomp_->south, decomp_->north, 3);
