@@ -5,8 +5,10 @@
 //
 //   gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--samples N] [--others N]
 //                    [--rounds N] [--sizes 256,512|48x48x48,...] [--precision float|double]
-//                    [--only k1,k2] [--unaligned]
+//                    [--only k1,k2] [--seed-wisdom DIR] [--unaligned]
 //
+// --seed-wisdom adds DIR's records for the same kernel, size and device to the first
+// round, so a new search starts from the best configurations found before.
 // --unaligned times the unpadded layout (rows of icells, interior not aligned) instead of
 // the model's (grid.h row_align), to measure what the alignment gives.
 //
@@ -43,10 +45,11 @@ constexpr double kCeiling = 3.99e12; // bytes/s, copy kernel on the H200 (GPU.md
 struct Options {
     bool quick = false, unaligned = false;
     std::string json_path, wisdom_dir, precision = "both";
-    std::string only; // comma-separated kernel names; empty: all
-    int samples = 60; // random samples: advec_u_2i5 and diff_uvw_smag
-    int others = 6;   // every other kernel
-    int rounds = 3;   // coordinate-search rounds after the samples
+    std::string only;        // comma-separated kernel names; empty: all
+    std::string seed_wisdom; // round 0 also tries this directory's records for the size
+    int samples = 60;        // random samples: advec_u_2i5 and diff_uvw_smag
+    int others = 6;          // every other kernel
+    int rounds = 3;          // coordinate-search rounds after the samples
     std::vector<TestGrid> grids{{256, 256, 256}, {512, 512, 512}};
 };
 
@@ -254,8 +257,17 @@ void add_search(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt
     const rt::KernelDef& def = defs.back();
     s.tried.push_back(def.space().default_config());
     std::mt19937_64 rng(std::hash<std::string>()(def.key()) + s.problem[0]);
+    if (!o.seed_wisdom.empty()) { // start from what earlier runs found at this size
+        const auto w = rt::Wisdom::load(def.key(), def.space(), {o.seed_wisdom});
+        for (const auto& r : w.records())
+            if (r.problem == s.problem && r.env.device_name == rt.device().name &&
+                def.space().is_valid(r.config, s.problem, rt.device()) &&
+                std::find(s.tried.begin(), s.tried.end(), r.config) == s.tried.end())
+                s.tried.push_back(r.config);
+    }
     const int samples = s.main ? o.samples : o.others;
-    for (int n = 0; n < samples * 4 && int(s.tried.size()) < samples + 1; ++n) {
+    const size_t target = s.tried.size() + size_t(samples);
+    for (int n = 0; n < samples * 4 && s.tried.size() < target; ++n) {
         auto c = def.space().sample(rng, s.problem, rt.device());
         if (c && std::find(s.tried.begin(), s.tried.end(), *c) == s.tried.end())
             s.tried.push_back(*c);
@@ -403,7 +415,7 @@ int main(int argc, char** argv) {
     const char* usage =
         "usage: gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--samples N] "
         "[--others N] [--rounds N] [--sizes 256,512|48x48x48,...] [--precision float|double] "
-        "[--only k1,k2] [--unaligned]\n";
+        "[--only k1,k2] [--seed-wisdom DIR] [--unaligned]\n";
     try {
         for (int a = 1; a < argc; ++a) {
             const std::string s = argv[a];
@@ -424,6 +436,8 @@ int main(int argc, char** argv) {
                 o.grids = parse_grids(argv[++a]);
             else if (s == "--precision" && more)
                 o.precision = argv[++a];
+            else if (s == "--seed-wisdom" && more)
+                o.seed_wisdom = argv[++a];
             else if (s == "--only" && more)
                 o.only = argv[++a];
             else if (s == "--unaligned")
