@@ -4,7 +4,8 @@
 // compiled in parallel), verified against the default's output.
 //
 //   gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--samples N] [--others N]
-//                    [--rounds N] [--sizes 256,512|48x48x48,...] [--precision float|double]
+//                    [--rounds N] [--other-rounds N] [--sizes 256,512|48x48x48,...] [--precision
+//                    float|double]
 //                    [--only k1,k2] [--seed-wisdom DIR] [--unaligned]
 //
 // --seed-wisdom adds DIR's records for the same kernel, size and device to the first
@@ -367,9 +368,9 @@ void run_size(rt::Runtime& rt, const Options& o, const TestGrid& grid, json& out
         for (auto& s : searches)
             for (; s.timed < s.tried.size(); ++s.timed) s.ms.push_back(median_ms(ks[q++], s, reps));
         // Next round: the one-parameter moves of the best few.
-        const int rounds = o.quick ? 1 : o.rounds;
-        if (round >= rounds) break;
         for (auto& s : searches) {
+            const int rounds = o.quick ? std::min(1, o.rounds) : s.main ? o.rounds : o.other_rounds;
+            if (round >= rounds) continue;
             const rt::ConfigSpace& space = defs[s.def_index].space();
             const auto order = ranking(s);
             const size_t beam = std::min<size_t>(s.main ? 3 : 1, order.size());
@@ -414,7 +415,8 @@ int main(int argc, char** argv) {
     Options o;
     const char* usage =
         "usage: gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--samples N] "
-        "[--others N] [--rounds N] [--sizes 256,512|48x48x48,...] [--precision float|double] "
+        "[--others N] [--rounds N] [--other-rounds N] [--sizes 256,512|48x48x48,...] [--precision "
+        "float|double] "
         "[--only k1,k2] [--seed-wisdom DIR] [--unaligned]\n";
     try {
         for (int a = 1; a < argc; ++a) {
@@ -438,6 +440,8 @@ int main(int argc, char** argv) {
                 o.precision = argv[++a];
             else if (s == "--seed-wisdom" && more)
                 o.seed_wisdom = argv[++a];
+            else if (s == "--other-rounds" && more)
+                o.other_rounds = std::stoi(argv[++a]);
             else if (s == "--only" && more)
                 o.only = argv[++a];
             else if (s == "--unaligned")
