@@ -50,7 +50,8 @@ struct Options {
     std::string seed_wisdom; // round 0 also tries this directory's records for the size
     int samples = 60;        // random samples: advec_u_2i5 and diff_uvw_smag
     int others = 6;          // every other kernel
-    int rounds = 3;          // coordinate-search rounds after the samples
+    int rounds = 3;          // coordinate-search rounds after the samples (main kernels)
+    int other_rounds = 1;    // the same, every other kernel
     std::vector<TestGrid> grids{{256, 256, 256}, {512, 512, 512}};
 };
 
