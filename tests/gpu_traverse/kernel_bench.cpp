@@ -370,7 +370,7 @@ void run_size(rt::Runtime& rt, const Options& o, const TestGrid& grid, json& out
             for (; s.timed < s.tried.size(); ++s.timed) s.ms.push_back(median_ms(ks[q++], s, reps));
         // Next round: the one-parameter moves of the best few.
         for (auto& s : searches) {
-            const int rounds = o.quick ? std::min(1, o.rounds) : s.main ? o.rounds : o.other_rounds;
+            const int rounds = s.main ? o.rounds : o.other_rounds;
             if (round >= rounds) continue;
             const rt::ConfigSpace& space = defs[s.def_index].space();
             const auto order = ranking(s);
@@ -424,7 +424,7 @@ int main(int argc, char** argv) {
             const std::string s = argv[a];
             const bool more = a + 1 < argc;
             if (s == "--quick")
-                o.quick = true, o.samples = 16, o.others = 0;
+                o.quick = true;
             else if (s == "--json" && more)
                 o.json_path = argv[++a];
             else if (s == "--wisdom" && more)
@@ -453,6 +453,10 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gpu_kernel_bench: %s\n%s", e.what(), usage);
         return 2;
+    }
+    if (o.quick) { // a few minutes in all: short searches of the main kernels only
+        o.samples = std::min(o.samples, 8), o.others = 0;
+        o.rounds = std::min(o.rounds, 1), o.other_rounds = 0;
     }
     rt::RuntimeOptions ro;
     ro.cache_dir = "";
