@@ -120,6 +120,13 @@ SQ_HD T most_g(T zeta, T z1, T z0m, T rb) {
     return zeta * f * f * f - rb;
 }
 
+// zeta* = A/(2B), the most stable state the surface layer can carry (see above).
+template <typename T>
+SQ_HD T zeta_stable_max(T z1, T z0m) {
+    const T A = mlog(z1 / z0m), B = T(5) * (T(1) - z0m / z1);
+    return A / (T(2) * B);
+}
+
 // U: wind speed at z1 (already limited by umin); b0: surface buoyancy flux (m2/s3).
 template <typename T>
 SQ_HD ObukResult<T> solve_obukhov(T U, T b0, T z1, T z0m) {
@@ -138,8 +145,7 @@ SQ_HD ObukResult<T> solve_obukhov(T U, T b0, T z1, T z0m) {
         a = rb / (f0 * f0 * f0);
         b = T(0);
     } else {
-        const T A = mlog(z1 / z0m), B = T(5) * (T(1) - z0m / z1);
-        const T zmax = A / (T(2) * B);
+        const T zmax = zeta_stable_max(z1, z0m);
         if (most_g(zmax, z1, z0m, rb) <= T(0)) {
             r.ustar = U * fm(z1, z0m, zmax / z1);
             r.obuk_inv = zmax / z1;
@@ -207,6 +213,20 @@ struct SurfaceMost {
         const most::ObukResult<T> r = most::solve_obukhov(U, b0, z1, z0m);
         ustar[ij] = r.ustar;
         obuk_inv[ij] = r.obuk_inv;
+    }
+};
+
+// 1 for a column whose stable Obukhov solve had no root and returned zeta* (strong
+// cooling, weak wind), else 0: summed over the interior, it tells the user how many
+// columns run at the limit. A 2-D reduction over the range's k = 0 level.
+template <typename T>
+struct SurfaceStableLimit {
+    const T* obuk_inv; // 2-D
+    T z1, z0m;
+    int jj;
+    static constexpr const char* name = "surface_stable_limit";
+    SQ_HD T operator()(int i, int j, int) const {
+        return obuk_inv[i + j * jj] >= most::zeta_stable_max(z1, z0m) / z1 ? T(1) : T(0);
     }
 };
 

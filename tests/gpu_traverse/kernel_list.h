@@ -29,7 +29,8 @@ using Kernels3d =
 using Kernels2d = KernelList<sq::GhostBottom, sq::GhostTop, sq::GhostW, sq::GhostMirror,
                              sq::SurfaceMost, sq::SurfaceMomentumFlux, sq::SurfaceScalar>;
 // Max-reductions.
-using Reductions = KernelList<sq::Cfl, sq::Divergence, sq::DnSmag, sq::DnConst>;
+using Reductions =
+    KernelList<sq::Cfl, sq::Divergence, sq::DnSmag, sq::DnConst, sq::SurfaceStableLimit>;
 
 // w kernels run over kstart+1 <= k < kend, all others over kstart <= k < kend.
 inline bool on_w_levels(std::string_view name) {

@@ -4,6 +4,7 @@
 // re-evaluated here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <vector>
@@ -295,6 +296,38 @@ TEST(Surface, FloatFunctorsAgreeWithDouble) {
             EXPECT_NEAR(uff[ij], ufd[ij], 1e-4 * std::abs(ufd[ij]) + 1e-7);
             EXPECT_NEAR(dvf[ij], dvd[ij], 1e-4 * std::abs(dvd[ij]) + 1e-6);
         }
+}
+
+// The stable-limit flag marks exactly the columns whose definition G(zeta) = Rb has no
+// root. Independent classification: the maximum of zeta fm(zeta)^3 found by a dense scan
+// (not the analytic zeta* of the header), compared with Rb.
+TEST(Surface, StableLimitFlagsExactlyTheColumnsWithoutRoot) {
+    const double z1 = 5.0, z0m = 0.1, got = 9.81 / 300;
+    double gmax = 0;
+    for (int n = 1; n <= 200000; ++n) {
+        const double zeta = 20.0 * n / 200000;
+        gmax = std::max(gmax, zeta * std::pow(fm_ref(z1, z0m, zeta / z1), 3));
+    }
+    const int ni = 12, nj = 9, jj = 16;
+    std::vector<double> linv(size_t(jj) * nj, 0.0);
+    int expect = 0, decided = 0;
+    for (int j = 0; j < nj; ++j)
+        for (int i = 0; i < ni; ++i) {
+            const double U = 0.2 + 0.35 * i, flux = -0.002 * j; // K m/s: cooling
+            const double rb = -z1 * kap * got * flux / (U * U * U);
+            linv[size_t(i + j * jj)] = sq::most::solve_obukhov(U, got * flux, z1, z0m).obuk_inv;
+            if (std::abs(rb - gmax) < 1e-6 * gmax) continue; // too close to call by the scan
+            ++decided;
+            expect += rb > gmax;
+        }
+    ASSERT_EQ(decided, ni * nj);
+    ASSERT_GT(expect, 5); // both kinds present
+    ASSERT_LT(expect, ni * nj - 5);
+    const sq::SurfaceStableLimit<double> flag{linv.data(), z1, z0m, jj};
+    double got_count = 0;
+    for (int j = 0; j < nj; ++j)
+        for (int i = 0; i < ni; ++i) got_count += flag(i, j, 0);
+    EXPECT_EQ(got_count, expect);
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include "kernels/diagnostics.cuh"
 #include "kernels/diff.cuh"
 #include "kernels/pressure.cuh"
+#include "kernels/surface.cuh"
 #include "model/core/gpu_session.h"
 #include "model/core/init.h"
 #include "model/pressure/pressure.h"
@@ -254,6 +255,10 @@ Diagnostics Model<T>::diagnostics() {
         r.s_mean =
             allreduce_sum(launch_sum(range_c(), sq::ValueDz<T>{f_.s.data(), dz, d.jj, d.kk})) *
             cell / volume;
+    if (surface())
+        r.stable_limit_columns = allreduce_sum(
+            launch_sum(range_2d(), sq::SurfaceStableLimit<T>{f_.obuk_inv.data(), g_.z[d.kstart],
+                                                             T(cfg_.bc.surface.z0m), d.jj}));
     return r;
 }
 
@@ -266,6 +271,15 @@ void Model<T>::print_status(double wall_per_step, double eta) {
         "  {:7.3f} s/step  eta {:8.1f} s\n",
         nstep_, time(), dt(), dg.cfl, dg.dn, dg.div, dg.ke, wall_per_step, eta);
     std::fflush(stdout);
+    if (dg.stable_limit_columns > 0) {
+        const double z1 = g_.z[g_.d.kstart];
+        fmt::print(stderr,
+                   "squall: warning: surface layer: {:.0f} of {} columns have no stable "
+                   "Monin-Obukhov solution (strong cooling, weak wind) and use the most stable "
+                   "state z1/L = {:.4g}\n",
+                   dg.stable_limit_columns, long(g_.d.itot) * g_.d.jtot,
+                   sq::most::zeta_stable_max(z1, double(cfg_.bc.surface.z0m)));
+    }
 }
 
 template <typename T>
