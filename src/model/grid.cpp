@@ -43,10 +43,10 @@ Grid<T> Grid<T>::make(const Config& cfg, int npx, int npy, int px, int py) {
     d.kstart = kgc;
     d.kend = kgc + d.kmax;
     d.ii = 1;
-    d.jj = (d.icells + row_align - 1) / row_align * row_align;
+    d.jj = padded_row(d.icells);
     d.kk = d.jj * d.jcells;
     d.ncells = long(d.kk) * d.kcells;
-    d.pad = (row_align - d.istart % row_align) % row_align;
+    d.pad = leading_pad(d.istart);
     d.ioffset = px * d.imax;
     d.joffset = py * d.jmax;
 

@@ -16,6 +16,15 @@ inline constexpr int igc = 3, jgc = 3, kgc = 1;
 // aligned row saves a wavefront on every unshifted load.
 inline constexpr int row_align = 32;
 
+// Row stride for rows of `icells` points, and the leading pad that puts `istart` on an
+// `align` boundary (align = 1: the unpadded layout).
+inline int padded_row(int icells, int align = row_align) {
+    return (icells + align - 1) / align * align;
+}
+inline int leading_pad(int istart, int align = row_align) {
+    return (align - istart % align) % align;
+}
+
 struct GridDims {
     int itot, jtot, ktot;                         // global interior sizes
     int imax, jmax, kmax;                         // local interior sizes (kmax == ktot)

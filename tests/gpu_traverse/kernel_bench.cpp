@@ -233,8 +233,13 @@ struct Search {
     std::vector<rt::DevicePtr> outputs;                    // allocation bases
     int arrays = 0;
     std::vector<rt::Config> tried;
-    std::vector<double> ms; // per tried config; +inf: compile or launch failed
+    std::vector<double> ms; // median time of tried[n]
     size_t timed = 0;       // tried[0, timed) have times
+
+    // Queues c unless it was tried already.
+    void add(rt::Config c) {
+        if (std::find(tried.begin(), tried.end(), c) == tried.end()) tried.push_back(std::move(c));
+    }
 };
 
 // The search: round 0 is the default plus random samples of the space; each later round
@@ -263,16 +268,13 @@ void add_search(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt
         const auto w = rt::Wisdom::load(def.key(), def.space(), {o.seed_wisdom});
         for (const auto& r : w.records())
             if (r.problem == s.problem && r.env.device_name == rt.device().name &&
-                def.space().is_valid(r.config, s.problem, rt.device()) &&
-                std::find(s.tried.begin(), s.tried.end(), r.config) == s.tried.end())
-                s.tried.push_back(r.config);
+                def.space().is_valid(r.config, s.problem, rt.device()))
+                s.add(r.config);
     }
     const int samples = s.main ? o.samples : o.others;
     const size_t target = s.tried.size() + size_t(samples);
     for (int n = 0; n < samples * 4 && s.tried.size() < target; ++n) {
-        auto c = def.space().sample(rng, s.problem, rt.device());
-        if (c && std::find(s.tried.begin(), s.tried.end(), *c) == s.tried.end())
-            s.tried.push_back(*c);
+        if (auto c = def.space().sample(rng, s.problem, rt.device())) s.add(std::move(*c));
     }
     searches.push_back(std::move(s));
 }
@@ -286,37 +288,38 @@ std::vector<size_t> ranking(const Search<T>& s) {
     return idx;
 }
 
+// cand: indices into s.tried, the default first, then the fastest few in order; ks: their
+// compiled instances.
 template <typename T>
 void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDef& d,
-            const Search<T>& s, const std::vector<rt::KernelInstance>& best_ks, json& out) {
+            const Search<T>& s, const std::vector<size_t>& cand,
+            const std::vector<rt::KernelInstance>& ks, json& out) {
     const double points = double(s.problem[0]) * double(s.problem[1]) * double(s.problem[2]);
     const double bytes = s.arrays * points * sizeof(T);
     auto reset = [&] {
         for (size_t a = 0; a < pool.f3.size(); ++a) pool.copy_array(pool.f3[a], pool.pristine[a]);
     };
-    // Reference: the default configuration (tried[0]) from pristine data.
-    const auto order = ranking(s);
+    // Reference: the default configuration from pristine data.
     reset();
-    s.launch(best_ks[0]);
+    s.launch(ks[0]);
     for (size_t a = 0; a < s.outputs.size(); ++a) pool.copy_array(pool.ref[a], s.outputs[a]);
-    // The fastest configuration whose output matches the default's (best_ks[1..] are the
-    // ranked candidates, in order).
+    // The fastest configuration whose output matches the default's.
     const double tol = sizeof(T) == 8 ? 1e-12 : 1e-5;
     size_t best = 0;
     double diff = 0;
-    for (size_t q = 1; q < best_ks.size(); ++q) {
+    for (size_t q = 1; q < cand.size(); ++q) {
         reset();
-        s.launch(best_ks[q]);
+        s.launch(ks[q]);
         double worst = 0;
         for (size_t a = 0; a < s.outputs.size(); ++a)
             worst = std::max(worst, pool.max_diff(s.outputs[a], pool.ref[a]) /
                                         pool.max_diff(pool.ref[a], 0));
         if (worst <= tol) {
-            best = order[q - 1], diff = worst;
+            best = cand[q], diff = worst;
             break;
         }
         std::fprintf(stderr, "  %s [%s]: differs from the default by %.3g, skipped\n",
-                     d.key().c_str(), d.space().format(s.tried[order[q - 1]]).c_str(), worst);
+                     d.key().c_str(), d.space().format(s.tried[cand[q]]).c_str(), worst);
     }
     const double t_default = s.ms[0], best_ms = s.ms[best];
     const double frac_d = bytes / (t_default * 1e-3) / kCeiling;
@@ -377,8 +380,7 @@ void run_size(rt::Runtime& rt, const Options& o, const TestGrid& grid, json& out
             const size_t beam = std::min<size_t>(s.main ? 3 : 1, order.size());
             for (size_t b = 0; b < beam; ++b)
                 for (auto& c : space.neighbours(s.tried[order[b]], s.problem, rt.device()))
-                    if (std::find(s.tried.begin(), s.tried.end(), c) == s.tried.end())
-                        s.tried.push_back(std::move(c));
+                    s.add(std::move(c));
         }
     }
     const double secs =
@@ -387,11 +389,12 @@ void run_size(rt::Runtime& rt, const Options& o, const TestGrid& grid, json& out
                 grid.ktot, sizeof(T) == 4 ? "float" : "double", compiled, secs);
     // Verify the ranked candidates against the default, best first (at most 8).
     for (const auto& s : searches) {
-        std::vector<rt::Runtime::Request> reqs{{&defs[s.def_index], s.problem, s.tried[0]}};
         const auto order = ranking(s);
-        for (size_t n = 0; n < std::min<size_t>(8, order.size()); ++n)
-            reqs.push_back({&defs[s.def_index], s.problem, s.tried[order[n]]});
-        report(rt, o, pool, defs[s.def_index], s, rt.instantiate_all(reqs), out);
+        std::vector<size_t> cand{0};
+        cand.insert(cand.end(), order.begin(), order.begin() + std::min<size_t>(8, order.size()));
+        std::vector<rt::Runtime::Request> reqs;
+        for (size_t n : cand) reqs.push_back({&defs[s.def_index], s.problem, s.tried[n]});
+        report(rt, o, pool, defs[s.def_index], s, cand, rt.instantiate_all(reqs), out);
     }
     // Written after every size and precision, so a run cut short keeps what it measured.
     if (!o.json_path.empty())

@@ -46,11 +46,11 @@ struct TestGrid {
     int icells() const { return itot + 2 * igc; }
     int jcells() const { return jtot + 2 * igc; }
     int kcells() const { return ktot + 2 * kgc; }
-    int jj() const { return (icells() + align - 1) / align * align; }
+    int jj() const { return squall::padded_row(icells(), align); }
     int kk() const { return jj() * jcells(); }
     long ncells() const { return long(kk()) * kcells(); }
     // Elements allocated before ijk = 0 so that i = igc is aligned, as in Field3d.
-    int pad() const { return (align - igc % align) % align; }
+    int pad() const { return squall::leading_pad(igc, align); }
     int kstart() const { return kgc; }
     int kend() const { return kgc + ktot; }
     sq::Range3 range(std::string_view name) const {

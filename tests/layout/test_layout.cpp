@@ -1,12 +1,10 @@
 // The aligned layout: every row's first interior point sits on a row_align boundary of
-// the allocation, the padding is never part of the index space of another row, and the
-// accessors agree with the raw index.
+// the allocation, rows are padded by less than row_align, and the accessors agree with
+// the raw index.
 #include "model/field.h"
 #include "model/grid.h"
 
 #include <gtest/gtest.h>
-
-#include <cstdint>
 
 using namespace squall;
 
