@@ -38,6 +38,8 @@ namespace squall::rt {
     X(cuLaunchKernel) \
     X(cuMemAlloc) \
     X(cuMemFree) \
+    X(cuMemAllocHost) \
+    X(cuMemFreeHost) \
     X(cuMemcpyHtoD) \
     X(cuMemcpyDtoH) \
     X(cuMemsetD8) \
@@ -198,6 +200,17 @@ void Driver::free(DevicePtr p) const {
     if (available_ && p) api_->p_cuMemFree(p);
 }
 
+void* Driver::host_alloc(size_t bytes) const {
+    make_current();
+    void* p = nullptr;
+    check(api_->p_cuMemAllocHost(&p, bytes ? bytes : 1), "cuMemAllocHost");
+    return p;
+}
+
+void Driver::host_free(void* p) const {
+    if (available_ && p) api_->p_cuMemFreeHost(p);
+}
+
 void Driver::upload(DevicePtr dst, const void* src, size_t bytes) const {
     check(api_->p_cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
 }
@@ -284,6 +297,10 @@ DevicePtr Driver::alloc(size_t) const {
     throw NoDeviceError(error_);
 }
 void Driver::free(DevicePtr) const {}
+void* Driver::host_alloc(size_t) const {
+    throw NoDeviceError(error_);
+}
+void Driver::host_free(void*) const {}
 void Driver::upload(DevicePtr, const void*, size_t) const {
     require();
 }

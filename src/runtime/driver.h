@@ -66,6 +66,9 @@ public:
 
     DevicePtr alloc(size_t bytes) const;
     void free(DevicePtr p) const;
+    // Page-locked host memory: copies to and from it run at full bus speed.
+    void* host_alloc(size_t bytes) const;
+    void host_free(void* p) const;
     void upload(DevicePtr dst, const void* src, size_t bytes) const;
     void download(void* dst, DevicePtr src, size_t bytes) const;
     void memset8(DevicePtr dst, unsigned char value, size_t bytes) const;
@@ -121,6 +124,28 @@ public:
 private:
     DevicePtr ptr_ = 0;
     size_t bytes_ = 0;
+};
+
+// RAII page-locked host array of n values of T.
+template <typename T>
+class PinnedArray {
+public:
+    PinnedArray() = default;
+    explicit PinnedArray(size_t n)
+        : ptr_(static_cast<T*>(Driver::get().host_alloc(n * sizeof(T)))), n_(n) {}
+    ~PinnedArray() { Driver::get().host_free(ptr_); }
+    PinnedArray(PinnedArray&& o) noexcept : ptr_(o.ptr_), n_(o.n_) { o.ptr_ = nullptr; }
+    PinnedArray& operator=(PinnedArray&& o) noexcept {
+        std::swap(ptr_, o.ptr_);
+        std::swap(n_, o.n_);
+        return *this;
+    }
+    T* data() const { return ptr_; }
+    size_t size() const { return n_; }
+
+private:
+    T* ptr_ = nullptr;
+    size_t n_ = 0;
 };
 
 } // namespace squall::rt

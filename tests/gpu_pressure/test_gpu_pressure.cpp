@@ -51,7 +51,7 @@ void check_against_cpu(int itot, int jtot, int ktot, bool stretched, unsigned se
         const std::size_t bytes = sizeof(T) * p_gpu.size();
         rt::DeviceBuffer dev(bytes);
         PressureSolverGpu<T> solver(grid, decomp, runtime());
-        EXPECT_FALSE(solver.host_staged());
+        EXPECT_FALSE(solver.pencils());
         // Repeated solves of the same RHS must give the same answer (no stale state).
         for (int s = 0; s < solves; ++s) {
             dev.upload(p_gpu.data());

@@ -129,8 +129,8 @@ void emulate_gpu_solve(const Grid<T>& grid, Field3d<T>& p) {
     int* dims = rank == 2 ? n : n + 1;
     if (lay.needs_fft()) Fft<T>::run(true, rank, dims, d.ktot, real.data(), cplx.data());
     for (long col = 0; col < lay.ncol; ++col)
-        sq::pressure_thomas_column(col, lay.ncol, d.ktot, cplx.data(), real.data(), lay.bmat.data(),
-                                   lay.coef.data(), lay.top_mean);
+        sq::pressure_thomas_column<2>(col, lay.ncol, d.ktot, cplx.data(), real.data(),
+                                      lay.bmat.data(), lay.coef.data(), lay.top_mean);
     if (lay.needs_fft()) Fft<T>::run(false, rank, dims, d.ktot, real.data(), cplx.data());
     for (int k = 0; k < d.ktot; ++k)
         for (int j = 0; j < d.jtot; ++j)

@@ -51,6 +51,47 @@ constexpr long thomas_chunk = 64;
 
 } // namespace
 
+double pressure_wavenumber_term(int n, int ntot, double dinv) {
+    return 2.0 * (std::cos(2.0 * std::numbers::pi * n / ntot) - 1.0) * dinv * dinv;
+}
+
+template <typename T>
+PressureTridiag<T> PressureTridiag<T>::make(const Grid<T>& grid) {
+    const GridDims& d = grid.d;
+    const int kmax = d.ktot, ks = d.kstart;
+    PressureTridiag<T> t;
+    for (auto* v : {&t.a, &t.c, &t.dz2rho, &t.b_base, &t.rhs_scale}) v->resize(std::size_t(kmax));
+    const T norm = T(1.0 / (double(d.itot) * d.jtot));
+    for (int k = 0; k < kmax; ++k) {
+        const int kg = k + ks;
+        t.a[k] = grid.dz[kg] * grid.rhoh[kg] * grid.dzhi[kg];
+        t.c[k] = grid.dz[kg] * grid.rhoh[kg + 1] * grid.dzhi[kg + 1];
+        t.dz2rho[k] = grid.dz[kg] * grid.dz[kg] * grid.rho[kg];
+        t.rhs_scale[k] = grid.dz[kg] * grid.dz[kg] * norm;
+        t.b_base[k] = -(t.a[k] + t.c[k]);
+    }
+    // Neumann at the bottom wall and, for all but the mean mode, at the top; the mean
+    // mode has pi = 0 on the top face, i.e. b -= c instead of += c.
+    t.b_base[0] += t.a[0];
+    t.b_base[kmax - 1] += t.c[kmax - 1];
+    t.top_mean = T(-2) * t.c[kmax - 1];
+    // Drop the links to the non-existent neighbours outside the column.
+    t.a[0] = T(0);
+    t.c[kmax - 1] = T(0);
+    return t;
+}
+
+template <typename T>
+std::vector<T> PressureTridiag<T>::packed() const {
+    std::vector<T> p;
+    for (const auto* v : {&a, &c, &dz2rho, &b_base, &rhs_scale})
+        p.insert(p.end(), v->begin(), v->end());
+    return p;
+}
+
+template struct PressureTridiag<float>;
+template struct PressureTridiag<double>;
+
 template <typename T>
 struct PressureSolver<T>::Impl {
     using Api = Fftw<T>;
@@ -84,43 +125,21 @@ struct PressureSolver<T>::Impl {
         make_plans(bwd_y, tr.jtot, tr.iblk * tr.kblk, buf_b, FFTW_HC2R);
 
         // Modified wavenumbers of the 2nd-order Laplacian; the half-complex index N-n holds
-        // the imaginary part of wavenumber n, and cos(2 pi n/N) is already symmetric in n.
-        const double pi = std::numbers::pi;
-        const double dxi = grid.dxi, dyi = grid.dyi;
-        std::vector<double> bmati(tr.iblk), bmatj(tr.jblk);
-        for (int il = 0; il < tr.iblk; ++il)
-            bmati[il] = 2.0 * (std::cos(2.0 * pi * (tr.i0 + il) / tr.itot) - 1.0) * dxi * dxi;
-        for (int jl = 0; jl < tr.jblk; ++jl)
-            bmatj[jl] = 2.0 * (std::cos(2.0 * pi * (tr.j0 + jl) / tr.jtot) - 1.0) * dyi * dyi;
+        // the imaginary part of wavenumber n, and the term is symmetric in n.
         bmat.resize(tr.ncol);
         top_fix.assign(tr.ncol, T(0));
         for (int jl = 0; jl < tr.jblk; ++jl)
             for (int il = 0; il < tr.iblk; ++il)
-                bmat[il + long(tr.iblk) * jl] = T(bmati[il] + bmatj[jl]);
-
-        const int kmax = tr.ktot, ks = d.kstart;
-        a.resize(kmax);
-        c.resize(kmax);
-        dz2rho.resize(kmax);
-        b_base.resize(kmax);
-        rhs_scale.resize(kmax);
-        const T norm = T(1.0 / (double(tr.itot) * tr.jtot));
-        for (int k = 0; k < kmax; ++k) {
-            const int kg = k + ks;
-            a[k] = grid.dz[kg] * grid.rhoh[kg] * grid.dzhi[kg];
-            c[k] = grid.dz[kg] * grid.rhoh[kg + 1] * grid.dzhi[kg + 1];
-            dz2rho[k] = grid.dz[kg] * grid.dz[kg] * grid.rho[kg];
-            rhs_scale[k] = grid.dz[kg] * grid.dz[kg] * norm;
-            b_base[k] = -(a[k] + c[k]);
-        }
-        // Neumann at the bottom wall and, for all but the mean mode, at the top.
-        b_base[0] += a[0];
-        b_base[kmax - 1] += c[kmax - 1];
-        // Mean mode: pi = 0 on the top face, i.e. b -= c instead of += c.
-        if (tr.i0 == 0 && tr.j0 == 0 && tr.ncol > 0) top_fix[0] = T(-2) * c[kmax - 1];
-        // Drop the links to the non-existent neighbours outside the column.
-        a[0] = T(0);
-        c[kmax - 1] = T(0);
+                bmat[il + long(tr.iblk) * jl] =
+                    T(pressure_wavenumber_term(tr.i0 + il, tr.itot, grid.dxi) +
+                      pressure_wavenumber_term(tr.j0 + jl, tr.jtot, grid.dyi));
+        const PressureTridiag<T> tri = PressureTridiag<T>::make(grid);
+        a = tri.a;
+        c = tri.c;
+        dz2rho = tri.dz2rho;
+        b_base = tri.b_base;
+        rhs_scale = tri.rhs_scale;
+        if (tr.i0 == 0 && tr.j0 == 0 && tr.ncol > 0) top_fix[0] = tri.top_mean;
         beta.resize(tr.ncol);
     }
 

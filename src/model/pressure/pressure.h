@@ -2,12 +2,32 @@
 // Spectral pressure solver (NUMERICS.md "Pressure"): real FFTs in x and y, a tridiagonal
 // solve in z per horizontal wavenumber, with MPI pencil transposes between the steps.
 #include <memory>
+#include <vector>
 
 #include "model/decomp.h"
 #include "model/field.h"
 #include "model/grid.h"
 
 namespace squall {
+
+// The vertical operator of the solve, per level k = 0..ktot-1 (NUMERICS.md "Pressure"),
+// shared by the CPU and GPU solvers: a, c link to k-1 and k+1 (zero at the walls),
+// dz2rho = dz^2 rho multiplies the wavenumber term, b_base is the diagonal without it
+// (Neumann closures included), rhs_scale = dz^2/(itot jtot) folds in the FFT
+// normalisation; the mean mode adds top_mean to its top diagonal (pi = 0 on the top face).
+template <typename T>
+struct PressureTridiag {
+    std::vector<T> a, c, dz2rho, b_base, rhs_scale;
+    T top_mean = T(0);
+
+    static PressureTridiag make(const Grid<T>& grid);
+    // a, c, dz2rho, b_base, rhs_scale back to back (the GPU kernels' coef array).
+    std::vector<T> packed() const;
+};
+
+// Eigenvalue of the 2nd-order Laplacian along one periodic axis for wavenumber (or
+// half-complex index) n of ntot, grid spacing 1/dinv: symmetric in n <-> ntot - n.
+double pressure_wavenumber_term(int n, int ntot, double dinv);
 
 template <typename T>
 class PressureSolver {

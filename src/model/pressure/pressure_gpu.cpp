@@ -4,12 +4,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <stdexcept>
 
 #include "embedded/pressure_gpu_sources.h"
 #include "model/field.h"
+#include "model/pressure/pencil_solve.h"
 #include "model/pressure/pressure.h"
 #include "model/pressure/pressure_gpu.cuh"
 
@@ -90,7 +93,8 @@ T* as_ptr(const rt::DeviceBuffer& b) {
 
 std::vector<rt::KernelDef> pressure_gpu_kernel_defs(const std::string& prec) {
     const std::string file = "src/model/pressure/pressure_gpu.cuh";
-    auto copy_def = [&](const char* name) {
+    // Over a 3-D box with 2-D blocks (one block row per level).
+    auto box_def = [&](const char* name) {
         return rt::KernelDef(name, embedded::pressure_gpu_sources(), file)
             .tuning_key(name, prec)
             .tune("block_x", {32, 64, 128, 256}, 64)
@@ -100,14 +104,28 @@ std::vector<rt::KernelDef> pressure_gpu_kernel_defs(const std::string& prec) {
             .block_size("block_x", "block_y")
             .launch_bounds("block_x * block_y");
     };
-    rt::KernelDef thomas =
-        rt::KernelDef("pressure_gpu_thomas", embedded::pressure_gpu_sources(), file)
-            .tuning_key("pressure_gpu_thomas", prec)
-            .tune("block_x", {32, 64, 128, 256, 512}, 128)
-            .template_args(prec)
+    // Over a 1-D range.
+    auto line_def = [&](const char* name, const char* key, int dflt,
+                        std::vector<rt::TextOrExpr> targs) {
+        return rt::KernelDef(name, embedded::pressure_gpu_sources(), file)
+            .tuning_key(key, prec)
+            .tune("block_x", {32, 64, 128, 256, 512}, dflt)
+            .template_args(std::move(targs))
             .block_size("block_x")
             .launch_bounds("block_x");
-    return {copy_def("pressure_gpu_pack"), thomas, copy_def("pressure_gpu_unpack")};
+    };
+    // In the order of PressureKernel.
+    std::vector<rt::KernelDef> defs{
+        box_def("pressure_gpu_pack"),
+        line_def("pressure_gpu_thomas", "pressure_gpu_thomas", 128, {prec, "2"}),
+        box_def("pressure_gpu_unpack"),
+        line_def("pressure_gpu_thomas", "pressure_gpu_thomas_real", 128, {prec, "1"}),
+        box_def("pressure_gpu_pencil_copy"),
+        line_def("pressure_gpu_hc_from_complex", "pressure_gpu_hc_from_complex", 256, {prec}),
+        line_def("pressure_gpu_complex_from_hc", "pressure_gpu_complex_from_hc", 256, {prec}),
+        box_def("pressure_gpu_mirror_bottom")};
+    static_assert(PressureKernel::count == 8);
+    return defs;
 }
 
 template <typename T>
@@ -115,11 +133,6 @@ PressureGpuLayout<T> PressureGpuLayout<T>::make(const Grid<T>& grid) {
     const GridDims& d = grid.d;
     PressureGpuLayout<T> L;
     L.ktot = d.ktot;
-    // Wavenumber term of one horizontal direction, as the CPU solver computes it.
-    const double pi = std::numbers::pi;
-    auto wave = [&](int n, int ntot, double dinv) {
-        return 2.0 * (std::cos(2.0 * pi * n / ntot) - 1.0) * dinv * dinv;
-    };
     const bool x_fast = d.itot > 1;
     L.nfast = x_fast ? d.itot : d.jtot;
     L.nslow = x_fast ? d.jtot : 1;
@@ -129,54 +142,202 @@ PressureGpuLayout<T> PressureGpuLayout<T>::make(const Grid<T>& grid) {
     for (int cs = 0; cs < L.nslow; ++cs)
         for (int cf = 0; cf < ncf; ++cf) {
             // x_fast: (cf, cs) = (n, m); otherwise itot == jtot_slow == 1 and cf = m.
-            const double bx = x_fast ? wave(cf, d.itot, grid.dxi) : 0.0;
-            const double by = x_fast ? wave(cs, d.jtot, grid.dyi) : wave(cf, d.jtot, grid.dyi);
+            const double bx = x_fast ? pressure_wavenumber_term(cf, d.itot, grid.dxi) : 0.0;
+            const double by = pressure_wavenumber_term(x_fast ? cs : cf, d.jtot, grid.dyi);
             L.bmat[std::size_t(cf + long(ncf) * cs)] = T(bx + by);
         }
-
-    const int kmax = d.ktot, ks = d.kstart;
-    L.coef.assign(std::size_t(5) * kmax, T(0));
-    T* a = L.coef.data();
-    T* c = a + kmax;
-    T* dz2rho = a + 2 * kmax;
-    T* b_base = a + 3 * kmax;
-    T* rhs_scale = a + 4 * kmax;
-    const T norm = T(1.0 / (double(d.itot) * d.jtot));
-    for (int k = 0; k < kmax; ++k) {
-        const int kg = k + ks;
-        a[k] = grid.dz[kg] * grid.rhoh[kg] * grid.dzhi[kg];
-        c[k] = grid.dz[kg] * grid.rhoh[kg + 1] * grid.dzhi[kg + 1];
-        dz2rho[k] = grid.dz[kg] * grid.dz[kg] * grid.rho[kg];
-        rhs_scale[k] = grid.dz[kg] * grid.dz[kg] * norm;
-        b_base[k] = -(a[k] + c[k]);
-    }
-    // Neumann at the bottom wall and, except for the mean mode, at the top.
-    b_base[0] += a[0];
-    b_base[kmax - 1] += c[kmax - 1];
-    L.top_mean = T(-2) * c[kmax - 1]; // mean mode: pi = 0 on the top face
-    a[0] = T(0);
-    c[kmax - 1] = T(0);
+    const PressureTridiag<T> tri = PressureTridiag<T>::make(grid);
+    L.coef = tri.packed();
+    L.top_mean = tri.top_mean;
     return L;
 }
+
+namespace {
+
+// One batched cuFFT plan, destroyed with the object.
+template <typename T>
+class CufftPlan {
+public:
+    // rank 1 or 2 transforms of dims (slowest first), batch of them back to back in the
+    // contiguous default layout; forward: R2C, else C2R.
+    CufftPlan(int rank, int* dims, long batch, bool forward) : forward_(forward) {
+        check_cufft(cufftCreate(&plan_), "cufftCreate");
+        std::size_t work = 0;
+        const cufftResult r =
+            cufftMakePlanMany(plan_, rank, dims, nullptr, 1, 0, nullptr, 1, 0,
+                              forward ? Cufft<T>::r2c : Cufft<T>::c2r, int(batch), &work);
+        if (r != CUFFT_SUCCESS) {
+            cufftDestroy(plan_);
+            check_cufft(r, forward ? "cufftMakePlanMany (forward)" : "cufftMakePlanMany (inverse)");
+        }
+    }
+    ~CufftPlan() { cufftDestroy(plan_); }
+    CufftPlan(const CufftPlan&) = delete;
+    CufftPlan& operator=(const CufftPlan&) = delete;
+
+    void set_stream(rt::StreamHandle s) {
+        // A CUstream and a cudaStream_t are the same handle.
+        check_cufft(cufftSetStream(plan_, static_cast<cudaStream_t>(s)), "cufftSetStream");
+    }
+    // forward: real -> cplx; inverse: cplx -> real (cplx is overwritten).
+    void run(T* real, T* cplx) {
+        if (forward_)
+            check_cufft(Cufft<T>::forward(plan_, real, cplx), "forward FFT");
+        else
+            check_cufft(Cufft<T>::inverse(plan_, cplx, real), "inverse FFT");
+    }
+
+private:
+    cufftHandle plan_ = 0;
+    bool forward_;
+};
+
+} // namespace
+
+// Several ranks: the pencil solve (pencil_solve.h) with kernels and cuFFT on the device;
+// only the blocks that cross ranks go through page-locked host buffers for MPI. This is
+// also the executor that pencil_pressure_solve() drives.
+template <typename T>
+struct PencilGpu {
+    PencilPressure<T> pp;
+    const rt::StreamHandle& stream;
+    sq::PressurePackDims field_dims{};
+    rt::DeviceBuffer a, b, cplx, send_d, recv_d, bmat, coef;
+    rt::PinnedArray<T> send_h, recv_h;
+    std::map<std::array<long, 3>, rt::KernelInstance> copies; // by (n0, n1, n2 * nblocks)
+    rt::KernelInstance thomas_real, mirror;
+    rt::KernelInstance to_hc[2], from_hc[2]; // per transform axis
+    std::unique_ptr<CufftPlan<T>> fwd[2], bwd[2];
+
+    PencilGpu(const Grid<T>& grid, const Decomposition& decomp, rt::Runtime& runtime,
+              const rt::StreamHandle& s)
+        : pp(grid, decomp), stream(s) {
+        const PencilLayout& L = pp.lay;
+        const GridDims& d = grid.d;
+        field_dims = {d.imax, d.jmax, d.ktot, d.istart, d.jstart, d.kstart, d.jj, d.kk, 1};
+        const std::size_t n = std::size_t(L.nlocal);
+        a = rt::DeviceBuffer(sizeof(T) * n);
+        b = rt::DeviceBuffer(sizeof(T) * n);
+        cplx = rt::DeviceBuffer(sizeof(T) * 2 * std::size_t(pp.ncplx));
+        send_d = rt::DeviceBuffer(sizeof(T) * n);
+        recv_d = rt::DeviceBuffer(sizeof(T) * n);
+        send_h = rt::PinnedArray<T>(n);
+        recv_h = rt::PinnedArray<T>(n);
+        bmat = rt::DeviceBuffer(sizeof(T) * pp.bmat.size());
+        bmat.upload(pp.bmat.data());
+        coef = rt::DeviceBuffer(sizeof(T) * pp.coef.size());
+        coef.upload(pp.coef.data());
+
+        // Every kernel and size the solve launches, compiled together.
+        const std::vector<rt::KernelDef> defs = pressure_gpu_kernel_defs(precision_name<T>());
+        std::vector<rt::Runtime::Request> req;
+        std::vector<std::array<long, 3>> copy_keys;
+        for (const PencilStep* st : {&L.zcol_x, &L.x_y, &L.y_z})
+            for (const sq::PencilCopy& c : {st->own(), st->pack_others()}) {
+                const std::array<long, 3> key{c.n0, c.n1, long(c.n2) * c.nblocks};
+                if (key[2] == 0 || copies.count(key) ||
+                    std::find(copy_keys.begin(), copy_keys.end(), key) != copy_keys.end())
+                    continue;
+                copy_keys.push_back(key);
+                req.push_back({&defs[PressureKernel::pencil_copy],
+                               rt::ProblemSize(key[0], key[1], key[2]),
+                               {}});
+            }
+        const long rows[2] = {long(L.jmax) * L.kblk, long(L.iblk) * L.kblk};
+        const int len[2] = {L.itot, L.jtot};
+        for (int ax = 0; ax < 2; ++ax) {
+            req.push_back(
+                {&defs[PressureKernel::hc_from_complex], rt::ProblemSize(rows[ax] * len[ax]), {}});
+            req.push_back({&defs[PressureKernel::complex_from_hc],
+                           rt::ProblemSize(rows[ax] * (len[ax] / 2 + 1)),
+                           {}});
+        }
+        req.push_back({&defs[PressureKernel::thomas_real], rt::ProblemSize(L.ncol), {}});
+        req.push_back({&defs[PressureKernel::mirror_bottom], rt::ProblemSize(d.imax, d.jmax), {}});
+        std::vector<rt::KernelInstance> ks = runtime.instantiate_all(req);
+        std::size_t next = 0;
+        for (const auto& key : copy_keys) copies[key] = ks[next++];
+        for (int ax = 0; ax < 2; ++ax) {
+            to_hc[ax] = ks[next++];
+            from_hc[ax] = ks[next++];
+        }
+        thomas_real = ks[next++];
+        mirror = ks[next++];
+
+        for (int ax = 0; ax < 2; ++ax) {
+            if (len[ax] == 1) continue;
+            int n1 = len[ax];
+            fwd[ax] = std::make_unique<CufftPlan<T>>(1, &n1, rows[ax], true);
+            bwd[ax] = std::make_unique<CufftPlan<T>>(1, &n1, rows[ax], false);
+        }
+        apply_stream();
+    }
+
+    void apply_stream() {
+        for (auto* plans : {&fwd, &bwd})
+            for (auto& p : *plans)
+                if (p) p->set_stream(stream);
+    }
+
+    void solve(T* field) {
+        pencil_pressure_solve(pp.lay, *this, field, as_ptr<T>(a), as_ptr<T>(b), as_ptr<T>(cplx));
+    }
+
+    // ---- the executor interface ----
+    void copy(const sq::PencilCopy& c, const T* src, T* dst) {
+        if (c.nblocks == 0) return;
+        copies.at({c.n0, c.n1, long(c.n2) * c.nblocks}).launch(stream, c, src, dst);
+    }
+    T* send() { return as_ptr<T>(send_d); }
+    T* recv() { return as_ptr<T>(recv_d); }
+    T* host_send() { return send_h.data(); }
+    T* host_recv() { return recv_h.data(); }
+    void to_host(long first, long n) {
+        rt::Driver::get().stream_synchronize(stream); // the packing kernel is done
+        if (n > 0)
+            rt::Driver::get().download(send_h.data() + first, send_d.get() + sizeof(T) * first,
+                                       sizeof(T) * std::size_t(n));
+    }
+    // Synchronous: kernels launched after it see the data.
+    void to_device(long first, long n) {
+        if (n > 0)
+            rt::Driver::get().upload(recv_d.get() + sizeof(T) * first, recv_h.data() + first,
+                                     sizeof(T) * std::size_t(n));
+    }
+    void r2c(int axis, T* real, T* c) { fwd[axis]->run(real, c); }
+    void c2r(int axis, T* c, T* real) { bwd[axis]->run(real, c); }
+    void hc_from_complex(int axis, int n, long rows, const T* c, T* real) {
+        to_hc[axis].launch(stream, n, rows, c, real);
+    }
+    void complex_from_hc(int axis, int n, long rows, const T* real, T* c) {
+        from_hc[axis].launch(stream, n, rows, real, c);
+    }
+    void thomas(T* x, T* gam) {
+        const long ncol = pp.lay.ncol;
+        const int ktot = pp.lay.ktot;
+        const T* bm = as_ptr<T>(bmat);
+        const T* cf = as_ptr<T>(coef);
+        thomas_real.launch(stream, ncol, ktot, x, gam, bm, cf, pp.top_mean);
+    }
+    void mirror_bottom(T* field) { mirror.launch(stream, field_dims, field); }
+};
 
 template <typename T>
 struct PressureSolverGpu<T>::Impl {
     rt::StreamHandle stream = nullptr;
     GridDims d;
 
-    // Host-staged mode (several ranks): the CPU solver on a host copy.
-    std::unique_ptr<PressureSolver<T>> cpu;
-    std::unique_ptr<Field3d<T>> host_p;
+    // Several ranks: pencils.
+    std::unique_ptr<PencilGpu<T>> pencil;
 
-    // Device mode.
+    // One rank: 2-D transforms of every level and complex columns.
     PressureGpuLayout<T> lay;
     sq::PressurePackDims pack_dims{};
     rt::DeviceBuffer real_buf; // FFT real data; doubles as the Thomas scratch gam
     rt::DeviceBuffer cplx_buf; // transformed data, interleaved (re, im)
     rt::DeviceBuffer bmat_buf, coef_buf;
     rt::KernelInstance pack, thomas, unpack;
-    cufftHandle fwd = 0, bwd = 0;
-    bool have_plans = false;
+    std::unique_ptr<CufftPlan<T>> fwd, bwd;
 
     Impl(const Grid<T>& grid, const Decomposition& decomp, rt::Runtime& runtime) : d(grid.d) {
         if (!runtime.has_device())
@@ -184,8 +345,7 @@ struct PressureSolverGpu<T>::Impl {
                                     runtime.no_device_reason() + ")");
         rt::Driver::get().make_current();
         if (decomp.npx * decomp.npy > 1) {
-            cpu = std::make_unique<PressureSolver<T>>(grid, decomp);
-            host_p = std::make_unique<Field3d<T>>(grid.d);
+            pencil = std::make_unique<PencilGpu<T>>(grid, decomp, runtime, stream);
             return;
         }
         lay = PressureGpuLayout<T>::make(grid);
@@ -207,61 +367,35 @@ struct PressureSolverGpu<T>::Impl {
 
         const std::vector<rt::KernelDef> defs = pressure_gpu_kernel_defs(precision_name<T>());
         const rt::ProblemSize box(d.itot, d.jtot, ktot);
-        std::vector<rt::KernelInstance> ks = runtime.instantiate_all(
-            {{&defs[0], box, {}}, {&defs[1], rt::ProblemSize(lay.ncol), {}}, {&defs[2], box, {}}});
+        std::vector<rt::KernelInstance> ks =
+            runtime.instantiate_all({{&defs[PressureKernel::pack], box, {}},
+                                     {&defs[PressureKernel::thomas], rt::ProblemSize(lay.ncol), {}},
+                                     {&defs[PressureKernel::unpack], box, {}}});
         pack = ks[0];
         thomas = ks[1];
         unpack = ks[2];
 
-        if (lay.needs_fft()) make_plans();
-    }
-
-    ~Impl() {
-        if (have_plans) {
-            cufftDestroy(fwd);
-            cufftDestroy(bwd);
+        if (lay.needs_fft()) {
+            // Batched over the levels: 2-D transforms [slow][fast], or 1-D when slow has one
+            // entry.
+            int n[2] = {lay.nslow, lay.nfast};
+            const int rank = lay.nslow > 1 ? 2 : 1;
+            int* dims = rank == 2 ? n : n + 1;
+            fwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, true);
+            bwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, false);
         }
-    }
-
-    // Batched over the levels: 2-D transforms [slow][fast], or 1-D when slow has one entry.
-    void make_plans() {
-        int n[2] = {lay.nslow, lay.nfast};
-        const int rank = lay.nslow > 1 ? 2 : 1;
-        int* dims = rank == 2 ? n : n + 1;
-        check_cufft(cufftCreate(&fwd), "cufftCreate");
-        if (cufftCreate(&bwd) != CUFFT_SUCCESS) {
-            cufftDestroy(fwd);
-            throw std::runtime_error("GPU pressure solver: cufftCreate failed");
-        }
-        have_plans = true;
-        std::size_t work = 0;
-        check_cufft(cufftMakePlanMany(fwd, rank, dims, nullptr, 1, 0, nullptr, 1, 0, Cufft<T>::r2c,
-                                      lay.ktot, &work),
-                    "cufftMakePlanMany (forward)");
-        check_cufft(cufftMakePlanMany(bwd, rank, dims, nullptr, 1, 0, nullptr, 1, 0, Cufft<T>::c2r,
-                                      lay.ktot, &work),
-                    "cufftMakePlanMany (inverse)");
         apply_stream();
     }
 
     void apply_stream() {
-        if (!have_plans) return;
-        // A CUstream and a cudaStream_t are the same handle.
-        check_cufft(cufftSetStream(fwd, static_cast<cudaStream_t>(stream)), "cufftSetStream");
-        check_cufft(cufftSetStream(bwd, static_cast<cudaStream_t>(stream)), "cufftSetStream");
+        if (pencil) pencil->apply_stream();
+        for (auto* p : {&fwd, &bwd})
+            if (*p) (*p)->set_stream(stream);
     }
 
     void solve(T* p) {
-        const rt::Driver& drv = rt::Driver::get();
-        drv.make_current();
-        if (cpu) {
-            drv.stream_synchronize(stream);
-            const std::size_t bytes = sizeof(T) * std::size_t(d.ncells);
-            drv.download(host_p->data(), rt::DevicePtr(p), bytes);
-            cpu->solve(*host_p);
-            drv.upload(rt::DevicePtr(p), host_p->data(), bytes);
-            return;
-        }
+        rt::Driver::get().make_current();
+        if (pencil) return pencil->solve(p);
         T* rbuf = as_ptr<T>(real_buf);
         T* cbuf = as_ptr<T>(cplx_buf);
         const T* bmat = as_ptr<T>(bmat_buf);
@@ -270,11 +404,11 @@ struct PressureSolverGpu<T>::Impl {
         T* packed = fft ? rbuf : cbuf;
         const T* p_in = p;
         pack.launch(stream, pack_dims, p_in, packed);
-        if (fft) check_cufft(Cufft<T>::forward(fwd, rbuf, cbuf), "forward FFT");
+        if (fft) fwd->run(rbuf, cbuf);
         const long ncol = lay.ncol;
         const int ktot = lay.ktot;
         thomas.launch(stream, ncol, ktot, cbuf, rbuf, bmat, coef, lay.top_mean);
-        if (fft) check_cufft(Cufft<T>::inverse(bwd, cbuf, rbuf), "inverse FFT");
+        if (fft) bwd->run(rbuf, cbuf);
         const T* packed_in = packed;
         unpack.launch(stream, pack_dims, packed_in, p);
     }
@@ -300,12 +434,18 @@ void PressureSolverGpu<T>::set_stream(rt::StreamHandle stream) {
 }
 
 template <typename T>
-bool PressureSolverGpu<T>::host_staged() const {
-    return impl_->cpu != nullptr;
+bool PressureSolverGpu<T>::pencils() const {
+    return impl_->pencil != nullptr;
 }
 
 template <typename T>
 std::size_t PressureSolverGpu<T>::device_bytes(const GridDims& d) {
+    if (d.imax != d.itot || d.jmax != d.jtot) {
+        // Pencils: two pencil buffers, two packed MPI buffers, the transform output and
+        // cuFFT work areas, each estimated as at most the rank's share of the grid.
+        const std::size_t nlocal = std::size_t(d.imax) * d.jmax * d.ktot;
+        return sizeof(T) * 10 * nlocal;
+    }
     const std::size_t nreal = std::size_t(d.itot) * d.jtot * d.ktot;
     const std::size_t ncplx = std::size_t(d.itot / 2 + 1) * d.jtot * d.ktot;
     // Real buffer, complex buffer, and cuFFT work areas estimated generously as one complex

@@ -4,6 +4,7 @@
 // wavenumber, unpack. The per-thread work is in SQ_HD functions so a host test can run
 // exactly this index logic with FFTW; the __global__ wrappers exist only under NVRTC/nvcc.
 #include "kernels/common.cuh"
+#include "model/pressure/pencil.cuh"
 
 namespace sq {
 
@@ -40,13 +41,15 @@ SQ_HD void pressure_unpack_point(const PressurePackDims& d, int i, int j, int k,
     if (k == 0) field[ijk - d.kk] = v;
 }
 
-// Thomas algorithm for one complex column `col` of the transformed field. x holds
-// interleaved (re, im) pairs, ncol complex values per level; both parts obey the same real
-// system. coef holds five arrays of ktot values: a, c (links to k-1 and k+1, zero at the
-// walls), dz^2 rho, the diagonal without the wavenumber term, and dz^2/(itot jtot) that
-// scales the right-hand side. The mean mode (col 0) adds top_mean to its last diagonal
-// entry (pi = 0 on the top face). gam needs ncol*ktot values of scratch.
-template <typename T>
+// Thomas algorithm for one column `col` of the transformed field, with NC components per
+// value: 2 for interleaved (re, im) pairs (the single-rank complex layout), 1 for the
+// real half-complex entries of the pencil solve; every component obeys the same real
+// system. x holds ncol values per level. coef holds five arrays of ktot values: a, c
+// (links to k-1 and k+1, zero at the walls), dz^2 rho, the diagonal without the
+// wavenumber term, and dz^2/(itot jtot) that scales the right-hand side. Column 0 adds
+// top_mean to its last diagonal entry (the mean mode: pi = 0 on the top face; callers
+// without the mean mode pass 0). gam needs ncol*ktot values of scratch.
+template <int NC, typename T>
 SQ_HD void pressure_thomas_column(long col, long ncol, int ktot, T* SQ_RESTRICT x,
                                   T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
                                   const T* SQ_RESTRICT coef, T top_mean) {
@@ -58,31 +61,32 @@ SQ_HD void pressure_thomas_column(long col, long ncol, int ktot, T* SQ_RESTRICT 
     const T bm = bmat[col];
     const T top_fix = col == 0 ? top_mean : T(0);
 
-    T* x0 = x + 2 * col;
+    T* x0 = x + NC * col;
     T binv = T(1) / (dz2rho[0] * bm + b_base[0] + (ktot == 1 ? top_fix : T(0)));
-    T re = rhs_scale[0] * x0[0] * binv;
-    T im = rhs_scale[0] * x0[1] * binv;
-    x0[0] = re;
-    x0[1] = im;
+    T v[NC];
+    for (int n = 0; n < NC; ++n) x0[n] = v[n] = rhs_scale[0] * x0[n] * binv;
     for (int k = 1; k < ktot; ++k) {
-        T* xk = x + 2 * (col + ncol * k);
+        T* xk = x + NC * (col + ncol * k);
         const T g = c[k - 1] * binv;
         const T diag = dz2rho[k] * bm + b_base[k] + (k == ktot - 1 ? top_fix : T(0));
         binv = T(1) / (diag - a[k] * g);
         gam[col + ncol * k] = g;
-        re = (rhs_scale[k] * xk[0] - a[k] * re) * binv;
-        im = (rhs_scale[k] * xk[1] - a[k] * im) * binv;
-        xk[0] = re;
-        xk[1] = im;
+        for (int n = 0; n < NC; ++n) xk[n] = v[n] = (rhs_scale[k] * xk[n] - a[k] * v[n]) * binv;
     }
     for (int k = ktot - 2; k >= 0; --k) {
-        T* xk = x + 2 * (col + ncol * k);
+        T* xk = x + NC * (col + ncol * k);
         const T g = gam[col + ncol * (k + 1)];
-        re = xk[0] - g * re;
-        im = xk[1] - g * im;
-        xk[0] = re;
-        xk[1] = im;
+        for (int n = 0; n < NC; ++n) xk[n] = v[n] = xk[n] - g * v[n];
     }
+}
+
+// The ghost level below the wall mirrors the first level (Neumann), as the momentum
+// update expects; (i, j) counted from the first interior point.
+template <typename T>
+SQ_HD void pressure_mirror_bottom_point(const PressurePackDims& d, int i, int j,
+                                        T* SQ_RESTRICT field) {
+    const long ijk = pressure_field_index(d, i, j, 0);
+    field[ijk - d.kk] = field[ijk];
 }
 
 } // namespace sq
@@ -108,12 +112,48 @@ __global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_unpack(sq::PressurePackDims d,
     if (i < d.itot && j < d.jtot) sq::pressure_unpack_point(d, i, j, k, packed, field);
 }
 
-// One thread per complex column; neighbouring threads touch neighbouring columns.
-template <typename T>
+// One thread per column; neighbouring threads touch neighbouring columns. NC: 2 for
+// the single-rank complex layout, 1 for the pencil solve's real columns.
+template <typename T, int NC>
 __global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_thomas(long ncol, int ktot, T* x, T* gam,
                                                          const T* bmat, const T* coef, T top_mean) {
     const long col = long(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (col < ncol) sq::pressure_thomas_column(col, ncol, ktot, x, gam, bmat, coef, top_mean);
+    if (col < ncol) sq::pressure_thomas_column<NC>(col, ncol, ktot, x, gam, bmat, coef, top_mean);
+}
+
+// ---- pencil solve (several ranks) ----
+
+// Launched over (n0, n1, n2 * nblocks) with a 2-D block and one block row per z.
+template <typename T>
+__global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_pencil_copy(sq::PencilCopy c, const T* src,
+                                                              T* dst) {
+    const int a = blockIdx.x * blockDim.x + threadIdx.x;
+    const int b = blockIdx.y * blockDim.y + threadIdx.y;
+    if (a < c.n0 && b < c.n1) sq::pencil_copy_point(c, a, b, int(blockIdx.z), src, dst);
+}
+
+// Half-complex <-> complex rows, one thread per output value: rows * n reals, or
+// rows * (n/2+1) complex values.
+template <typename T>
+__global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_hc_from_complex(int n, long rows, const T* cplx,
+                                                                  T* hc) {
+    const long p = long(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p < rows * n) sq::pencil_hc_from_complex(n, p / n, int(p % n), cplx, hc);
+}
+
+template <typename T>
+__global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_complex_from_hc(int n, long rows, const T* hc,
+                                                                  T* cplx) {
+    const long m = n / 2 + 1, p = long(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p < rows * m) sq::pencil_complex_from_hc(n, p / m, int(p % m), hc, cplx);
+}
+
+// Over (imax, jmax) with a 2-D block.
+template <typename T>
+__global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_mirror_bottom(sq::PressurePackDims d, T* field) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < d.itot && j < d.jtot) sq::pressure_mirror_bottom_point(d, i, j, field);
 }
 
 #endif

@@ -1,9 +1,10 @@
 #pragma once
 // GPU twin of PressureSolver (NUMERICS.md "Pressure"): pack the interior, batched cuFFT
 // R2C over x and y per level, a Thomas solve per horizontal wavenumber (one GPU thread per
-// column), inverse C2R, unpack. Its kernels are compiled through the tunable-kernel
-// runtime (pressure_gpu.cuh). Single rank on the device; with npx*npy > 1 each solve is
-// staged through the host and the CPU solver's MPI transposes (correct, not fast).
+// column), inverse C2R, unpack. With npx*npy > 1 it solves on pencils (pencil_solve.h):
+// device transposes and 1-D transforms, with only the blocks that cross ranks staged
+// through page-locked host buffers for MPI. Its kernels are compiled through the
+// tunable-kernel runtime (pressure_gpu.cuh).
 // Built only when SQUALL_HAVE_CUDA.
 #include <cstddef>
 #include <memory>
@@ -30,14 +31,15 @@ public:
     // p_device: a device array with the Field3d layout of grid.d (ghost cells included).
     // On entry its interior holds the right-hand side, on exit the pressure pi, with
     // p[kstart-1] = p[kstart]; horizontal ghost cells are not exchanged. Asynchronous on
-    // the solver's stream, except in the host-staged (multi-rank) mode.
+    // the solver's stream, except that with several ranks each transpose waits for its
+    // packing kernels before MPI.
     void solve(T* p_device);
 
     // All work goes to this stream (default: the legacy default stream, nullptr).
     void set_stream(rt::StreamHandle stream);
 
-    // True when solves go through the host (npx*npy > 1).
-    bool host_staged() const;
+    // True when solves go through pencil transposes (npx*npy > 1).
+    bool pencils() const;
 
     // Device memory a solver for these dimensions allocates, cuFFT work areas estimated,
     // so that a caller can check it against the free memory before building one.
@@ -64,8 +66,21 @@ struct PressureGpuLayout {
     static PressureGpuLayout make(const Grid<T>& grid);
 };
 
-// The kernel definitions (pack, thomas, unpack) for "float" or "double"; exposed for the
-// NVRTC compile test.
+// The kernel definitions for "float" or "double", indexed by PressureKernel; exposed for
+// the NVRTC compile test.
+struct PressureKernel {
+    enum : int {
+        pack,            // single rank: field interior -> FFT input
+        thomas,          // single rank: complex columns
+        unpack,          // single rank: solution -> field, bottom ghost mirrored
+        thomas_real,     // pencils: real half-complex columns
+        pencil_copy,     // pencils: transpose blocks between layouts and MPI buffers
+        hc_from_complex, // pencils: R2C output -> half-complex rows
+        complex_from_hc, // pencils: half-complex rows -> C2R input
+        mirror_bottom,   // pencils: bottom ghost level
+        count
+    };
+};
 std::vector<rt::KernelDef> pressure_gpu_kernel_defs(const std::string& prec);
 
 } // namespace squall

@@ -6,46 +6,116 @@
 //   y-pencil  Y[j + jtot*(il + iblk*kl)]          full j (fastest), i block py, k block px
 //   z-pencil  Z[(il + iblk*jl) + ncol*k]          i block py, j block px, full k;
 //             the column index is fastest so the tridiagonal solve vectorises.
-// z-column <-> x-pencil and y-pencil <-> z-pencil use comm_x, x <-> y uses comm_y;
-// each is one MPI_Alltoall of equal blocks (packed here), or a local copy on one rank.
+// z-column <-> x-pencil and y-pencil <-> z-pencil use comm_x, x <-> y uses comm_y. Each
+// transpose sends one equal block to every rank of its communicator: the own block is
+// copied directly, the others are packed, exchanged with one MPI_Alltoallv and unpacked.
+// PencilLayout and pencil_exchange() serve the CPU solver (PencilTransposer) and the GPU
+// solver, whose copies run as kernels and whose MPI buffers are staged through the host.
 #include <mpi.h>
 
 #include <vector>
 
 #include "model/decomp.h"
 #include "model/grid.h"
+#include "model/pressure/pencil.cuh"
 
 namespace squall {
 
+// One transpose: block q (n0 x n1 x n2 values) of every rank goes to rank q of comm.
+struct PencilStep {
+    MPI_Comm comm = MPI_COMM_NULL;
+    int nq = 1, me = 0;
+    int n0 = 0, n1 = 0, n2 = 0;
+    sq::PencilMap src{}, dst{};
+
+    long block() const { return long(n0) * n1 * n2; }
+    PencilStep reversed() const;
+    // The block that stays on this rank, straight from src to dst.
+    sq::PencilCopy own() const;
+    // The other blocks into / out of a packed buffer of nq blocks (block q at q*block()).
+    sq::PencilCopy pack_others() const;
+    sq::PencilCopy unpack_others() const;
+};
+
+struct PencilLayout {
+    PencilLayout(const GridDims& d, const Decomposition& decomp);
+
+    int itot, jtot, ktot;
+    int imax, jmax;              // z-column block
+    int kblk;                    // ktot / npx: k block of x- and y-pencils
+    int iblk, jblk;              // itot / npy, jtot / npx: z-pencil block
+    int i0, j0;                  // global index of the first i / j of the z-pencil
+    long ncol;                   // iblk * jblk columns in the z-pencil
+    long nlocal;                 // values per rank in every layout
+    bool distributed;            // some transpose crosses ranks
+    PencilStep zcol_x, x_y, y_z; // z-column -> x -> y -> z; the way back: reversed()
+};
+
+// Element count of a PencilCopy (nblocks * n0 * n1 * n2).
+inline long pencil_copy_size(const sq::PencilCopy& c) {
+    return long(c.n0) * c.n1 * c.n2 * c.nblocks;
+}
+
+// A transpose through `mover`, which provides
+//   copy(const sq::PencilCopy&, const T* src, T* dst)     (on the data's side)
+//   send(), recv()                                         packed buffers, nlocal values
+//   to_host(long first, long n) / to_device(long first, long n)
+//                                   stage a range of send() out / of recv() in
+//   host_send(), host_recv()        what MPI reads and writes
+template <typename T, class Mover>
+void pencil_exchange(const PencilStep& s, const T* src, T* dst, Mover& mv) {
+    mv.copy(s.own(), src, dst);
+    if (s.nq == 1) return;
+    const long blk = s.block();
+    mv.copy(s.pack_others(), src, mv.send());
+    // Every block but the own one crosses ranks: [0, me) and (me, nq).
+    mv.to_host(0, s.me * blk);
+    mv.to_host((s.me + 1) * blk, (s.nq - 1 - s.me) * blk);
+    std::vector<int> counts(std::size_t(s.nq), int(blk)), displs(std::size_t(s.nq));
+    counts[std::size_t(s.me)] = 0;
+    for (int q = 0; q < s.nq; ++q) displs[std::size_t(q)] = int(q * blk);
+    MPI_Alltoallv(mv.host_send(), counts.data(), displs.data(), mpi_type<T>(), mv.host_recv(),
+                  counts.data(), displs.data(), mpi_type<T>(), s.comm);
+    mv.to_device(0, s.me * blk);
+    mv.to_device((s.me + 1) * blk, (s.nq - 1 - s.me) * blk);
+    mv.copy(s.unpack_others(), mv.recv(), dst);
+}
+
+// Every element of a PencilCopy on the host (OpenMP over blocks and levels).
 template <typename T>
-class PencilTransposer {
+void pencil_copy_host(const sq::PencilCopy& c, const T* src, T* dst) {
+    const int nz = c.n2 * c.nblocks;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int z = 0; z < nz; ++z)
+        for (int b = 0; b < c.n1; ++b)
+            for (int a = 0; a < c.n0; ++a) sq::pencil_copy_point(c, a, b, z, src, dst);
+}
+
+// The CPU solver's transposes: host buffers, no staging.
+template <typename T>
+class PencilTransposer : public PencilLayout {
 public:
     PencilTransposer(const GridDims& d, const Decomposition& decomp);
 
-    int itot, jtot, ktot;
-    int imax, jmax; // z-column block
-    int kblk;       // ktot / npx: k block of x- and y-pencils
-    int iblk, jblk; // itot / npy, jtot / npx: z-pencil block
-    int i0, j0;     // global index of the first i / j of the z-pencil
-    long ncol;      // iblk * jblk columns in the z-pencil
-    long nlocal;    // values per rank in every layout
-
     // `field` uses the z-column layout of GridDims (ghost cells untouched).
-    void zcol_to_x(const T* field, T* x);
-    void x_to_zcol(const T* x, T* field);
-    void x_to_y(const T* x, T* y);
-    void y_to_x(const T* y, T* x);
-    void y_to_z(const T* y, T* z);
-    void z_to_y(const T* z, T* y);
+    void zcol_to_x(const T* field, T* x) { run(zcol_x, field, x); }
+    void x_to_zcol(const T* x, T* field) { run(zcol_x.reversed(), x, field); }
+    void x_to_y(const T* x, T* y) { run(x_y, x, y); }
+    void y_to_x(const T* y, T* x) { run(x_y.reversed(), y, x); }
+    void y_to_z(const T* y, T* z) { run(y_z, y, z); }
+    void z_to_y(const T* z, T* y) { run(y_z.reversed(), z, y); }
+
+    // The Mover interface of pencil_exchange.
+    void copy(const sq::PencilCopy& c, const T* src, T* dst) { pencil_copy_host(c, src, dst); }
+    T* send() { return send_.data(); }
+    T* recv() { return recv_.data(); }
+    T* host_send() { return send_.data(); }
+    T* host_recv() { return recv_.data(); }
+    void to_host(long, long) {}
+    void to_device(long, long) {}
 
 private:
-    template <typename SrcIdx, typename DstIdx>
-    void exchange(const T* src, T* dst, MPI_Comm comm, int nq, int n0, int n1, int n2,
-                  SrcIdx src_idx, DstIdx dst_idx);
-
-    GridDims d_;
-    MPI_Comm comm_x_, comm_y_;
-    int npx_, npy_;
+    void run(const PencilStep& s, const T* src, T* dst) { pencil_exchange(s, src, dst, *this); }
     std::vector<T> send_, recv_;
 };
 
