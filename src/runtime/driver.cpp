@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <cstring>
 
 #ifdef SQUALL_HAVE_CUDA
 #include <cuda.h>
@@ -42,6 +43,10 @@ namespace squall::rt {
     X(cuMemFreeHost) \
     X(cuMemcpyHtoD) \
     X(cuMemcpyDtoH) \
+    X(cuMemcpyDtoD) \
+    X(cuIpcGetMemHandle) \
+    X(cuIpcOpenMemHandle) \
+    X(cuIpcCloseMemHandle) \
     X(cuMemsetD8) \
     X(cuStreamSynchronize) \
     X(cuEventCreate) \
@@ -219,6 +224,35 @@ void Driver::download(void* dst, DevicePtr src, size_t bytes) const {
     check(api_->p_cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
 }
 
+void Driver::copy_device(DevicePtr dst, DevicePtr src, size_t bytes) const {
+    require();
+    check(api_->p_cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
+}
+
+IpcHandle Driver::ipc_handle(DevicePtr p) const {
+    static_assert(sizeof(CUipcMemHandle) == sizeof(IpcHandle));
+    make_current();
+    CUipcMemHandle h;
+    check(api_->p_cuIpcGetMemHandle(&h, p), "cuIpcGetMemHandle");
+    IpcHandle out;
+    std::memcpy(out.bytes.data(), &h, sizeof(h));
+    return out;
+}
+
+DevicePtr Driver::ipc_open(const IpcHandle& handle) const {
+    make_current();
+    CUipcMemHandle h;
+    std::memcpy(&h, handle.bytes.data(), sizeof(h));
+    CUdeviceptr p = 0;
+    check(api_->p_cuIpcOpenMemHandle(&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+          "cuIpcOpenMemHandle");
+    return p;
+}
+
+void Driver::ipc_close(DevicePtr p) const {
+    if (available_ && p) api_->p_cuIpcCloseMemHandle(p);
+}
+
 void Driver::memset8(DevicePtr dst, unsigned char value, size_t bytes) const {
     check(api_->p_cuMemsetD8(dst, value, bytes), "cuMemsetD8");
 }
@@ -307,6 +341,16 @@ void Driver::upload(DevicePtr, const void*, size_t) const {
 void Driver::download(void*, DevicePtr, size_t) const {
     require();
 }
+void Driver::copy_device(DevicePtr, DevicePtr, size_t) const {
+    require();
+}
+IpcHandle Driver::ipc_handle(DevicePtr) const {
+    throw NoDeviceError(error_);
+}
+DevicePtr Driver::ipc_open(const IpcHandle&) const {
+    throw NoDeviceError(error_);
+}
+void Driver::ipc_close(DevicePtr) const {}
 void Driver::memset8(DevicePtr, unsigned char, size_t) const {
     require();
 }

@@ -6,6 +6,7 @@
 
 #include "runtime/device_info.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -30,6 +31,11 @@ private:
 };
 
 using DevicePtr = uint64_t; // CUdeviceptr
+
+// The bytes of a CUipcMemHandle, which can travel through MPI.
+struct IpcHandle {
+    std::array<char, 64> bytes{};
+};
 using StreamHandle = void*; // CUstream; nullptr is the legacy default stream
 
 // Same ABI as cuLaunchKernel (handles are pointers, CUresult is an int-sized enum).
@@ -72,6 +78,13 @@ public:
     void upload(DevicePtr dst, const void* src, size_t bytes) const;
     void download(void* dst, DevicePtr src, size_t bytes) const;
     void memset8(DevicePtr dst, unsigned char value, size_t bytes) const;
+    // Device to device, also into memory of another device or process (IPC-mapped).
+    void copy_device(DevicePtr dst, DevicePtr src, size_t bytes) const;
+    // CUDA IPC: a handle another process of this node can open to map an allocation
+    // (peer access between devices is enabled as needed); close what ipc_open mapped.
+    IpcHandle ipc_handle(DevicePtr p) const;
+    DevicePtr ipc_open(const IpcHandle& handle) const;
+    void ipc_close(DevicePtr p) const;
     void synchronize() const; // the whole context
     void stream_synchronize(StreamHandle s) const;
 

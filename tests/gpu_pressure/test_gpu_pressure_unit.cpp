@@ -1,6 +1,7 @@
 // CPU-only checks of the GPU pressure solver (label unit, run in CI):
 // - its kernels compile with NVRTC for sm_90, for default and non-default configurations;
 // - constructing it without a GPU throws a NoDeviceError that names the reason;
+// - the device-to-device exchange between ranks falls back to host staging, saying why;
 // - its per-thread kernel code and layout, run on the host with FFTW standing in for
 //   cuFFT (same R2C layout and sign), reproduce the CPU PressureSolver.
 // The test runs with SQUALL_CUDA_DRIVER pointing at a missing library (see CMakeLists.txt).
@@ -13,12 +14,15 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "model/core/device_exchange.h"
 #include "model/decomp.h"
 #include "model/pressure/pressure.h"
 #include "model/pressure/pressure_gpu.cuh"
 #include "model/pressure/pressure_gpu.h"
 #include "pressure_test_util.h"
+#include "runtime/log.h"
 
 using namespace squall;
 
@@ -68,6 +72,19 @@ TEST(GpuPressureNoDevice, ConstructionThrowsWithTheReason) {
         EXPECT_NE(what.find(runtime.no_device_reason()), std::string::npos) << what;
     }
     decomp.free();
+}
+
+TEST(DeviceExchangeNoDevice, FallsBackToHostStagingWithTheReason) {
+    std::vector<std::string> warnings;
+    rt::set_log_sink([&](rt::LogLevel level, const std::string& m) {
+        if (level == rt::LogLevel::warn) warnings.push_back(m);
+    });
+    const DeviceExchange ex(MPI_COMM_SELF, 0);
+    rt::set_log_sink(nullptr);
+    EXPECT_FALSE(ex.direct());
+    EXPECT_NE(ex.reason().find("CUDA IPC failed"), std::string::npos) << ex.reason();
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("through host memory"), std::string::npos) << warnings[0];
 }
 
 // Distance between consecutive transforms of the contiguous default layout (what cuFFT

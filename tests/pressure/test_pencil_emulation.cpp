@@ -75,6 +75,7 @@ struct HostPencilExec {
     void to_device(long first, long n) {
         std::memcpy(recv_d.data() + first, recv_h.data() + first, sizeof(T) * std::size_t(n));
     }
+    void exchange_blocks(const PencilStep& s) { exchange_blocks_staged<T>(s, *this); }
     int length(int axis) const { return axis == 0 ? pp.lay.itot : pp.lay.jtot; }
     long rows(int axis) const {
         return axis == 0 ? long(pp.lay.jmax) * pp.lay.kblk : long(pp.lay.iblk) * pp.lay.kblk;

@@ -1,6 +1,7 @@
 #include "model/core/halo.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "backends/launch.h"
 #include "kernels/halo.cuh"
@@ -16,6 +17,9 @@ Halo<T>::Halo(const GridDims& d, const Decomposition& decomp, bool on_device)
     if (n > 0) {
         send_.assign(2 * n, T(0), on_device);
         recv_.assign(2 * n, T(0), on_device);
+        if (on_device)
+            direct_ = std::make_shared<DeviceExchange>(
+                decomp.comm, rt::DevicePtr(reinterpret_cast<std::uintptr_t>(recv_.data())));
     }
 }
 
@@ -29,6 +33,16 @@ void Halo<T>::exchange(T* a, int nk) const {
 // (west/south) and the high half to `hi`; the receive buffer's low half comes from lo.
 template <typename T>
 void Halo<T>::sendrecv(int n, int lo, int hi, int tag) const {
+    if (direct_ && direct_->direct()) {
+        // My low half lands in lo's high half (I am its hi neighbour) and vice versa.
+        const auto send = rt::DevicePtr(reinterpret_cast<std::uintptr_t>(send_.data()));
+        const std::size_t bytes = sizeof(T) * std::size_t(n);
+        direct_->begin();
+        direct_->put(lo, send, bytes, bytes);
+        direct_->put(hi, send + bytes, 0, bytes);
+        direct_->end();
+        return;
+    }
     if (on_device_) send_.copy_to_host(send_.host(), 2 * std::size_t(n));
     T* s = send_.host();
     T* r = recv_.host();

@@ -2,8 +2,12 @@
 // Periodic ghost-cell exchange in x and y, through MPI when the direction is split over
 // ranks and as a local copy when it is not. The y pass includes the x ghost columns so the
 // corners are filled too. Packing, unpacking and the local wrap are kernels
-// (kernels/halo.cuh) launched on the active backend; with on_device the packed buffers
-// are staged through the host for MPI (one rank per GPU).
+// (kernels/halo.cuh) launched on the active backend. With on_device (one rank per GPU)
+// the packed buffers go device to device when the ranks share a node (DeviceExchange),
+// else through the host for MPI.
+#include <memory>
+
+#include "model/core/device_exchange.h"
 #include "model/decomp.h"
 #include "model/field.h"
 #include "model/grid.h"
@@ -27,6 +31,7 @@ private:
     // Send and receive buffers: two directions each, sized for kcells levels. The kernels
     // write the device ones when on_device; MPI always uses the host copies.
     mutable DeviceArray<T> send_, recv_;
+    std::shared_ptr<DeviceExchange> direct_; // device to device (when direct())
     void exchange_x(T* a, int nk) const;
     void exchange_y(T* a, int nk) const;
     void sendrecv(int n, int lo, int hi, int tag) const;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "embedded/pressure_gpu_sources.h"
+#include "model/core/device_exchange.h"
 #include "model/field.h"
 #include "model/pressure/pencil_solve.h"
 #include "model/pressure/pressure.h"
@@ -194,9 +195,10 @@ private:
 
 } // namespace
 
-// Several ranks: the pencil solve (pencil_solve.h) with kernels and cuFFT on the device;
-// only the blocks that cross ranks go through page-locked host buffers for MPI. This is
-// also the executor that pencil_pressure_solve() drives.
+// Several ranks: the pencil solve (pencil_solve.h) with kernels and cuFFT on the device.
+// The blocks that cross ranks go device to device when the ranks share a node
+// (DeviceExchange), else through page-locked host buffers and MPI. This is also the
+// executor that pencil_pressure_solve() drives.
 template <typename T>
 struct PencilGpu {
     PencilPressure<T> pp;
@@ -208,10 +210,12 @@ struct PencilGpu {
     rt::KernelInstance thomas_real, mirror;
     rt::KernelInstance to_hc[2], from_hc[2]; // per transform axis
     std::unique_ptr<CufftPlan<T>> fwd[2], bwd[2];
+    MPI_Comm comm_x, comm_y;
+    std::unique_ptr<DeviceExchange> ex_x, ex_y; // over comm_x / comm_y, when split
 
     PencilGpu(const Grid<T>& grid, const Decomposition& decomp, rt::Runtime& runtime,
               const rt::StreamHandle& s)
-        : pp(grid, decomp), stream(s) {
+        : pp(grid, decomp), stream(s), comm_x(decomp.comm_x), comm_y(decomp.comm_y) {
         const PencilLayout& L = pp.lay;
         const GridDims& d = grid.d;
         field_dims = {d.imax, d.jmax, d.ktot, d.istart, d.jstart, d.kstart, d.jj, d.kk, 1};
@@ -227,6 +231,8 @@ struct PencilGpu {
         bmat.upload(pp.bmat.data());
         coef = rt::DeviceBuffer(sizeof(T) * pp.coef.size());
         coef.upload(pp.coef.data());
+        if (decomp.npx > 1) ex_x = std::make_unique<DeviceExchange>(comm_x, recv_d.get());
+        if (decomp.npy > 1) ex_y = std::make_unique<DeviceExchange>(comm_y, recv_d.get());
 
         // Every kernel and size the solve launches, compiled together.
         const std::vector<rt::KernelDef> defs = pressure_gpu_kernel_defs(precision_name<T>());
@@ -284,6 +290,15 @@ struct PencilGpu {
     }
 
     // ---- the executor interface ----
+    void exchange_blocks(const PencilStep& s) {
+        const DeviceExchange* ex = s.comm == comm_x ? ex_x.get() : ex_y.get();
+        if (!ex->direct()) return exchange_blocks_staged<T>(s, *this);
+        const std::size_t blk = sizeof(T) * std::size_t(s.block());
+        ex->begin();
+        for (int q = 0; q < s.nq; ++q)
+            if (q != s.me) ex->put(q, send_d.get() + q * blk, s.me * blk, blk);
+        ex->end();
+    }
     void copy(const sq::PencilCopy& c, const T* src, T* dst) {
         if (c.nblocks == 0) return;
         copies.at({c.n0, c.n1, long(c.n2) * c.nblocks}).launch(stream, c, src, dst);

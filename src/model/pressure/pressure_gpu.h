@@ -2,9 +2,9 @@
 // GPU twin of PressureSolver (NUMERICS.md "Pressure"): pack the interior, batched cuFFT
 // R2C over x and y per level, a Thomas solve per horizontal wavenumber (one GPU thread per
 // column), inverse C2R, unpack. With npx*npy > 1 it solves on pencils (pencil_solve.h):
-// device transposes and 1-D transforms, with only the blocks that cross ranks staged
-// through page-locked host buffers for MPI. Its kernels are compiled through the
-// tunable-kernel runtime (pressure_gpu.cuh).
+// device transposes and 1-D transforms; the blocks that cross ranks go device to device
+// on one node (CUDA IPC), else through page-locked host buffers and MPI. Its kernels are
+// compiled through the tunable-kernel runtime (pressure_gpu.cuh).
 // Built only when SQUALL_HAVE_CUDA.
 #include <cstddef>
 #include <memory>

@@ -8,7 +8,8 @@
 //             the column index is fastest so the tridiagonal solve vectorises.
 // z-column <-> x-pencil and y-pencil <-> z-pencil use comm_x, x <-> y uses comm_y. Each
 // transpose sends one equal block to every rank of its communicator: the own block is
-// copied directly, the others are packed, exchanged with one MPI_Alltoallv and unpacked.
+// copied directly, the others are packed, exchanged (one MPI_Alltoallv, or device to
+// device on one node) and unpacked.
 // PencilLayout and pencil_exchange() serve the CPU solver (PencilTransposer) and the GPU
 // solver, whose copies run as kernels and whose MPI buffers are staged through the host.
 #include <mpi.h>
@@ -58,16 +59,24 @@ inline long pencil_copy_size(const sq::PencilCopy& c) {
 
 // A transpose through `mover`, which provides
 //   copy(const sq::PencilCopy&, const T* src, T* dst)     (on the data's side)
-//   send(), recv()                                         packed buffers, nlocal values
-//   to_host(long first, long n) / to_device(long first, long n)
-//                                   stage a range of send() out / of recv() in
-//   host_send(), host_recv()        what MPI reads and writes
+//   send(), recv()                           packed buffers of nlocal values
+//   exchange_blocks(const PencilStep&)       block q of send() to rank q, block q of
+//                                            recv() from rank q (all but the own block)
 template <typename T, class Mover>
 void pencil_exchange(const PencilStep& s, const T* src, T* dst, Mover& mv) {
     mv.copy(s.own(), src, dst);
     if (s.nq == 1) return;
-    const long blk = s.block();
     mv.copy(s.pack_others(), src, mv.send());
+    mv.exchange_blocks(s);
+    mv.copy(s.unpack_others(), mv.recv(), dst);
+}
+
+// exchange_blocks() through host memory and one MPI_Alltoallv, for a mover that also
+// provides host_send(), host_recv() (what MPI reads and writes) and
+// to_host(first, n) / to_device(first, n) (stage a range of send() out, of recv() in).
+template <typename T, class Mover>
+void exchange_blocks_staged(const PencilStep& s, Mover& mv) {
+    const long blk = s.block();
     // Every block but the own one crosses ranks: [0, me) and (me, nq).
     mv.to_host(0, s.me * blk);
     mv.to_host((s.me + 1) * blk, (s.nq - 1 - s.me) * blk);
@@ -78,7 +87,6 @@ void pencil_exchange(const PencilStep& s, const T* src, T* dst, Mover& mv) {
                   counts.data(), displs.data(), mpi_type<T>(), s.comm);
     mv.to_device(0, s.me * blk);
     mv.to_device((s.me + 1) * blk, (s.nq - 1 - s.me) * blk);
-    mv.copy(s.unpack_others(), mv.recv(), dst);
 }
 
 // Every element of a PencilCopy on the host (OpenMP over blocks and levels).
@@ -113,6 +121,7 @@ public:
     T* host_recv() { return recv_.data(); }
     void to_host(long, long) {}
     void to_device(long, long) {}
+    void exchange_blocks(const PencilStep& s) { exchange_blocks_staged<T>(s, *this); }
 
 private:
     void run(const PencilStep& s, const T* src, T* dst) { pencil_exchange(s, src, dst, *this); }
