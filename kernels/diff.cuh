@@ -248,50 +248,38 @@ SQ_HD T laplace_zh(const T* a, int jj, int kk, int k, T dxi, T dyi, const T* dzi
 
 // DiffU2, DiffV2 and DiffC2 are the same Laplacian (u, v and scalars are all centred in z);
 // they are separate structs so that each has its own kernel name.
-template <typename T>
-struct DiffU2 {
+// Constant-viscosity diffusion of a variable whose vertical position is the cell centre
+// (u, v and scalars share the stencil). Tag only names the kernel, so that each variable
+// keeps its own wisdom and capture key.
+template <typename T, class Tag>
+struct DiffZc2 {
+    static constexpr const char* name = Tag::name;
+    T* SQ_RESTRICT at;
+    const T* SQ_RESTRICT a;
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, K;
+    int jj, kk;
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        at[ijk] += K * laplace_zc(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
+    }
+};
+struct DiffU2Name {
     static constexpr const char* name = "diff_u_2";
-    T* SQ_RESTRICT at;
-    const T* SQ_RESTRICT a;
-    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
-    T dxi, dyi, K;
-    int jj, kk;
-
-    SQ_HD void operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        at[ijk] += K * laplace_zc(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
-    }
 };
-
-template <typename T>
-struct DiffV2 {
+struct DiffV2Name {
     static constexpr const char* name = "diff_v_2";
-    T* SQ_RESTRICT at;
-    const T* SQ_RESTRICT a;
-    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
-    T dxi, dyi, K;
-    int jj, kk;
-
-    SQ_HD void operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        at[ijk] += K * laplace_zc(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
-    }
 };
-
-template <typename T>
-struct DiffC2 {
+struct DiffC2Name {
     static constexpr const char* name = "diff_c_2";
-    T* SQ_RESTRICT at;
-    const T* SQ_RESTRICT a;
-    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
-    T dxi, dyi, K;
-    int jj, kk;
-
-    SQ_HD void operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        at[ijk] += K * laplace_zc(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
-    }
 };
+template <typename T>
+using DiffU2 = DiffZc2<T, DiffU2Name>;
+template <typename T>
+using DiffV2 = DiffZc2<T, DiffV2Name>;
+template <typename T>
+using DiffC2 = DiffZc2<T, DiffC2Name>;
 
 // Called for kstart+1 <= k < kend.
 template <typename T>

@@ -89,6 +89,8 @@ std::string type_name() {
 
 template <template <class> class K, class T>
 T value_type_of(const K<T>*);
+template <template <class, class> class K, class T, class Tag> // kernels named by a tag
+T value_type_of(const K<T, Tag>*);
 
 template <class F>
 KernelType kernel_type(Form form) {
