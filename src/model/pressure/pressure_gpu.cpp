@@ -205,7 +205,7 @@ struct PencilGpu {
     const rt::StreamHandle& stream;
     sq::PressurePackDims field_dims{};
     rt::DeviceBuffer a, b, cplx, send_d, recv_d, bmat, coef;
-    rt::PinnedArray<T> send_h, recv_h;
+    rt::PinnedArray<T> send_h, recv_h; // MPI staging, when an exchange is not direct
     std::map<std::array<long, 3>, rt::KernelInstance> copies; // by (n0, n1, n2 * nblocks)
     rt::KernelInstance thomas_real, mirror;
     rt::KernelInstance to_hc[2], from_hc[2]; // per transform axis
@@ -225,14 +225,17 @@ struct PencilGpu {
         cplx = rt::DeviceBuffer(sizeof(T) * 2 * std::size_t(pp.ncplx));
         send_d = rt::DeviceBuffer(sizeof(T) * n);
         recv_d = rt::DeviceBuffer(sizeof(T) * n);
-        send_h = rt::PinnedArray<T>(n);
-        recv_h = rt::PinnedArray<T>(n);
         bmat = rt::DeviceBuffer(sizeof(T) * pp.bmat.size());
         bmat.upload(pp.bmat.data());
         coef = rt::DeviceBuffer(sizeof(T) * pp.coef.size());
         coef.upload(pp.coef.data());
         if (decomp.npx > 1) ex_x = std::make_unique<DeviceExchange>(comm_x, recv_d.get());
         if (decomp.npy > 1) ex_y = std::make_unique<DeviceExchange>(comm_y, recv_d.get());
+        // Host buffers only for a direction that is not device to device.
+        if ((ex_x && !ex_x->direct()) || (ex_y && !ex_y->direct())) {
+            send_h = rt::PinnedArray<T>(n);
+            recv_h = rt::PinnedArray<T>(n);
+        }
 
         // Every kernel and size the solve launches, compiled together.
         const std::vector<rt::KernelDef> defs = pressure_gpu_kernel_defs(precision_name<T>());
