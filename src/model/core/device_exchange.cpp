@@ -19,8 +19,12 @@ DeviceExchange::DeviceExchange(MPI_Comm comm, rt::DevicePtr recv) : comm_(comm) 
     int node_size = 0;
     MPI_Comm_size(node, &node_size);
     MPI_Comm_free(&node);
+    // Decided together, so that every rank takes the same path even if the environment
+    // differs between them.
     const char* env = std::getenv("SQUALL_GPU_DIRECT");
-    if (env && std::strcmp(env, "0") == 0) {
+    int wanted = env && std::strcmp(env, "0") == 0 ? 0 : 1, all_wanted = 0;
+    MPI_Allreduce(&wanted, &all_wanted, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_wanted) {
         reason_ = "SQUALL_GPU_DIRECT=0";
         return;
     }

@@ -14,6 +14,8 @@
 // solver, whose copies run as kernels and whose MPI buffers are staged through the host.
 #include <mpi.h>
 
+#include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "model/decomp.h"
@@ -77,6 +79,9 @@ void pencil_exchange(const PencilStep& s, const T* src, T* dst, Mover& mv) {
 template <typename T, class Mover>
 void exchange_blocks_staged(const PencilStep& s, Mover& mv) {
     const long blk = s.block();
+    if (long(s.nq) * blk > long(std::numeric_limits<int>::max()))
+        throw std::runtime_error(
+            "pressure transposes: a rank's pencil block exceeds MPI's int count; use more ranks");
     // Every block but the own one crosses ranks: [0, me) and (me, nq).
     mv.to_host(0, s.me * blk);
     mv.to_host((s.me + 1) * blk, (s.nq - 1 - s.me) * blk);
