@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 
 #include "runtime/log.h"
 
@@ -65,8 +66,12 @@ DeviceExchange::DeviceExchange(MPI_Comm comm, rt::DevicePtr recv) : comm_(comm) 
     }
 }
 
+// Every rank unmaps its peers' buffers before any rank frees its own (the owners free
+// them after this destructor): freeing an exported allocation that a peer still maps is
+// undefined. Construction was collective, so destruction is too.
 DeviceExchange::~DeviceExchange() {
     for (rt::DevicePtr p : peer_recv_) rt::Driver::get().ipc_close(p);
+    if (direct_) MPI_Barrier(comm_);
 }
 
 void DeviceExchange::begin() const {
@@ -75,12 +80,30 @@ void DeviceExchange::begin() const {
 }
 
 void DeviceExchange::put(int q, rt::DevicePtr src, std::size_t offset, std::size_t bytes) const {
-    if (bytes > 0) rt::Driver::get().copy_device(peer_recv_[std::size_t(q)] + offset, src, bytes);
+    if (bytes == 0 || !failure_.empty()) return;
+    try {
+        rt::Driver::get().copy_device(peer_recv_[std::size_t(q)] + offset, src, bytes);
+    } catch (const std::exception& e) {
+        failure_ = e.what();
+    }
 }
 
+// The reduction doubles as the barrier; a failed copy on any rank throws on every rank
+// instead of leaving the others waiting.
 void DeviceExchange::end() const {
-    rt::Driver::get().synchronize();
-    MPI_Barrier(comm_);
+    if (failure_.empty()) {
+        try {
+            rt::Driver::get().synchronize();
+        } catch (const std::exception& e) {
+            failure_ = e.what();
+        }
+    }
+    int ok = failure_.empty() ? 1 : 0, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm_);
+    if (all_ok) return;
+    const std::string why = failure_.empty() ? "a device copy failed on another rank" : failure_;
+    failure_.clear();
+    throw std::runtime_error("GPU exchange between ranks: " + why);
 }
 
 } // namespace squall

@@ -5,7 +5,7 @@
 // one) and writes its blocks into them with device copies. Nothing passes through host
 // memory. A round is begin() (this rank's device work is done, and after the barrier
 // every receiver is done with the last round), put()s, end() (the copies are done, and
-// after the barrier every block has arrived).
+// after the barrier every block has arrived). Receive buffers must outlive the exchange.
 // direct() is false, and the caller stages through the host and MPI instead, when the
 // ranks span nodes, when SQUALL_GPU_DIRECT=0, or when any rank fails to map a buffer;
 // every rank of the communicator agrees on it.
@@ -35,6 +35,7 @@ public:
     // Copies `bytes` from this rank's device memory at src to rank q's receive buffer at
     // byte offset `offset`.
     void put(int q, rt::DevicePtr src, std::size_t offset, std::size_t bytes) const;
+    // Throws on every rank if a copy failed on any.
     void end() const;
 
 private:
@@ -42,6 +43,7 @@ private:
     std::vector<rt::DevicePtr> peer_recv_; // mapped receive buffers; 0 for this rank
     bool direct_ = false;
     std::string reason_;
+    mutable std::string failure_; // first failed copy of the current round
 };
 
 } // namespace squall

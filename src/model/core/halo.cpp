@@ -18,7 +18,7 @@ Halo<T>::Halo(const GridDims& d, const Decomposition& decomp, bool on_device)
         send_.assign(2 * n, T(0), on_device);
         recv_.assign(2 * n, T(0), on_device);
         if (on_device)
-            direct_ = std::make_shared<DeviceExchange>(
+            direct_ = std::make_unique<DeviceExchange>(
                 decomp.comm, rt::DevicePtr(reinterpret_cast<std::uintptr_t>(recv_.data())));
     }
 }

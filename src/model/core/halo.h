@@ -31,7 +31,7 @@ private:
     // Send and receive buffers: two directions each, sized for kcells levels. The kernels
     // write the device ones when on_device; MPI always uses the host copies.
     mutable DeviceArray<T> send_, recv_;
-    std::shared_ptr<DeviceExchange> direct_; // device to device (when direct())
+    std::unique_ptr<DeviceExchange> direct_; // device to device (when direct()); after recv_
     void exchange_x(T* a, int nk) const;
     void exchange_y(T* a, int nk) const;
     void sendrecv(int n, int lo, int hi, int tag) const;

@@ -211,7 +211,8 @@ struct PencilGpu {
     rt::KernelInstance to_hc[2], from_hc[2]; // per transform axis
     std::unique_ptr<CufftPlan<T>> fwd[2], bwd[2];
     MPI_Comm comm_x, comm_y;
-    std::unique_ptr<DeviceExchange> ex_x, ex_y; // over comm_x / comm_y, when split
+    // Over comm_x / comm_y, when split; declared after recv_d, so unmapped before it is freed.
+    std::unique_ptr<DeviceExchange> ex_x, ex_y;
 
     PencilGpu(const Grid<T>& grid, const Decomposition& decomp, rt::Runtime& runtime,
               const rt::StreamHandle& s)
