@@ -5,7 +5,6 @@
 // - its per-thread kernel code and layout, run on the host with FFTW standing in for
 //   cuFFT (same R2C layout and sign), reproduce the CPU PressureSolver.
 // The test runs with SQUALL_CUDA_DRIVER pointing at a missing library (see CMakeLists.txt).
-#include <fftw3.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -87,44 +86,6 @@ TEST(DeviceExchangeNoDevice, FallsBackToHostStagingWithTheReason) {
     EXPECT_NE(warnings[0].find("through host memory"), std::string::npos) << warnings[0];
 }
 
-// Distance between consecutive transforms of the contiguous default layout (what cuFFT
-// assumes when given no embedding): the real array, or n[last]/2+1 complex values per row.
-int dist(int rank, const int* n, bool complex_side) {
-    int v = complex_side ? n[rank - 1] / 2 + 1 : n[rank - 1];
-    for (int r = 0; r < rank - 1; ++r) v *= n[r];
-    return v;
-}
-
-// FFTW's multi-dimensional r2c/c2r in both precisions.
-template <typename T>
-struct Fft;
-template <>
-struct Fft<double> {
-    static void run(bool forward, int rank, int* n, int howmany, double* real, double* cplx) {
-        auto* c = reinterpret_cast<fftw_complex*>(cplx);
-        const int rdist = dist(rank, n, false), cdist = dist(rank, n, true);
-        fftw_plan p = forward ? fftw_plan_many_dft_r2c(rank, n, howmany, real, nullptr, 1, rdist, c,
-                                                       nullptr, 1, cdist, FFTW_ESTIMATE)
-                              : fftw_plan_many_dft_c2r(rank, n, howmany, c, nullptr, 1, cdist, real,
-                                                       nullptr, 1, rdist, FFTW_ESTIMATE);
-        fftw_execute(p);
-        fftw_destroy_plan(p);
-    }
-};
-template <>
-struct Fft<float> {
-    static void run(bool forward, int rank, int* n, int howmany, float* real, float* cplx) {
-        auto* c = reinterpret_cast<fftwf_complex*>(cplx);
-        const int rdist = dist(rank, n, false), cdist = dist(rank, n, true);
-        fftwf_plan p = forward ? fftwf_plan_many_dft_r2c(rank, n, howmany, real, nullptr, 1, rdist,
-                                                         c, nullptr, 1, cdist, FFTW_ESTIMATE)
-                               : fftwf_plan_many_dft_c2r(rank, n, howmany, c, nullptr, 1, cdist,
-                                                         real, nullptr, 1, rdist, FFTW_ESTIMATE);
-        fftwf_execute(p);
-        fftwf_destroy_plan(p);
-    }
-};
-
 // The GPU solver's steps on the host: the same layout, the same per-thread functions,
 // the same buffer roles (real buffer doubles as the Thomas scratch) and the contiguous
 // transform layout.
@@ -144,11 +105,11 @@ void emulate_gpu_solve(const Grid<T>& grid, Field3d<T>& p) {
     int n[2] = {lay.nslow, lay.nfast};
     const int rank = lay.nslow > 1 ? 2 : 1;
     int* dims = rank == 2 ? n : n + 1;
-    if (lay.needs_fft()) Fft<T>::run(true, rank, dims, d.ktot, real.data(), cplx.data());
+    if (lay.needs_fft()) ptest::Fft<T>::run(true, rank, dims, d.ktot, real.data(), cplx.data());
     for (long col = 0; col < lay.ncol; ++col)
         sq::pressure_thomas_column<2>(col, lay.ncol, d.ktot, cplx.data(), real.data(),
                                       lay.bmat.data(), lay.coef.data(), lay.top_mean);
-    if (lay.needs_fft()) Fft<T>::run(false, rank, dims, d.ktot, real.data(), cplx.data());
+    if (lay.needs_fft()) ptest::Fft<T>::run(false, rank, dims, d.ktot, real.data(), cplx.data());
     for (int k = 0; k < d.ktot; ++k)
         for (int j = 0; j < d.jtot; ++j)
             for (int i = 0; i < d.itot; ++i)

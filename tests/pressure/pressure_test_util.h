@@ -1,6 +1,9 @@
 #pragma once
-// Helpers shared by the pressure solver tests: case setup, a deterministic global RHS and
-// an independent residual check of the discrete Poisson operator on a global array.
+// Helpers shared by the pressure solver tests: case setup, a deterministic global RHS, an
+// independent residual check of the discrete Poisson operator on a global array, and
+// FFTW standing in for cuFFT in the host emulations of the GPU solver.
+#include <fftw3.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -107,5 +110,43 @@ double residual(const Grid<T>& grid, const std::vector<double>& pi,
     }
     return maxres / maxrhs;
 }
+
+// Distance between consecutive transforms of the contiguous default layout (what cuFFT
+// assumes when given no embedding): the real array, or n[last]/2+1 complex values per row.
+inline int dist(int rank, const int* n, bool complex_side) {
+    int v = complex_side ? n[rank - 1] / 2 + 1 : n[rank - 1];
+    for (int r = 0; r < rank - 1; ++r) v *= n[r];
+    return v;
+}
+
+// FFTW's multi-dimensional r2c/c2r in both precisions.
+template <typename T>
+struct Fft;
+template <>
+struct Fft<double> {
+    static void run(bool forward, int rank, int* n, int howmany, double* real, double* cplx) {
+        auto* c = reinterpret_cast<fftw_complex*>(cplx);
+        const int rdist = dist(rank, n, false), cdist = dist(rank, n, true);
+        fftw_plan p = forward ? fftw_plan_many_dft_r2c(rank, n, howmany, real, nullptr, 1, rdist, c,
+                                                       nullptr, 1, cdist, FFTW_ESTIMATE)
+                              : fftw_plan_many_dft_c2r(rank, n, howmany, c, nullptr, 1, cdist, real,
+                                                       nullptr, 1, rdist, FFTW_ESTIMATE);
+        fftw_execute(p);
+        fftw_destroy_plan(p);
+    }
+};
+template <>
+struct Fft<float> {
+    static void run(bool forward, int rank, int* n, int howmany, float* real, float* cplx) {
+        auto* c = reinterpret_cast<fftwf_complex*>(cplx);
+        const int rdist = dist(rank, n, false), cdist = dist(rank, n, true);
+        fftwf_plan p = forward ? fftwf_plan_many_dft_r2c(rank, n, howmany, real, nullptr, 1, rdist,
+                                                         c, nullptr, 1, cdist, FFTW_ESTIMATE)
+                               : fftwf_plan_many_dft_c2r(rank, n, howmany, c, nullptr, 1, cdist,
+                                                         real, nullptr, 1, rdist, FFTW_ESTIMATE);
+        fftwf_execute(p);
+        fftwf_destroy_plan(p);
+    }
+};
 
 } // namespace squall::ptest

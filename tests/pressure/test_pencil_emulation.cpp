@@ -7,7 +7,6 @@
 // same layout to round-off, satisfy the discrete Poisson equation, leave every ghost
 // cell alone except the mirrored level below the wall, and (on several ranks) have
 // staged data through the host.
-#include <fftw3.h>
 #include <mpi.h>
 
 #include <cmath>
@@ -26,28 +25,6 @@
 using namespace squall;
 
 namespace {
-
-// FFTW's batched 1-D R2C / C2R in the contiguous layout cuFFT uses by default.
-void fft_rows(bool forward, int n, long rows, double* real, double* cplx) {
-    auto* c = reinterpret_cast<fftw_complex*>(cplx);
-    const int h = n / 2 + 1, howmany = int(rows);
-    fftw_plan p = forward ? fftw_plan_many_dft_r2c(1, &n, howmany, real, nullptr, 1, n, c, nullptr,
-                                                   1, h, FFTW_ESTIMATE)
-                          : fftw_plan_many_dft_c2r(1, &n, howmany, c, nullptr, 1, h, real, nullptr,
-                                                   1, n, FFTW_ESTIMATE);
-    fftw_execute(p);
-    fftw_destroy_plan(p);
-}
-void fft_rows(bool forward, int n, long rows, float* real, float* cplx) {
-    auto* c = reinterpret_cast<fftwf_complex*>(cplx);
-    const int h = n / 2 + 1, howmany = int(rows);
-    fftwf_plan p = forward ? fftwf_plan_many_dft_r2c(1, &n, howmany, real, nullptr, 1, n, c,
-                                                     nullptr, 1, h, FFTW_ESTIMATE)
-                           : fftwf_plan_many_dft_c2r(1, &n, howmany, c, nullptr, 1, h, real,
-                                                     nullptr, 1, n, FFTW_ESTIMATE);
-    fftwf_execute(p);
-    fftwf_destroy_plan(p);
-}
 
 template <typename T>
 struct HostPencilExec {
@@ -76,18 +53,21 @@ struct HostPencilExec {
         std::memcpy(recv_d.data() + first, recv_h.data() + first, sizeof(T) * std::size_t(n));
     }
     void exchange_blocks(const PencilStep& s) { exchange_blocks_staged<T>(s, *this); }
-    int length(int axis) const { return axis == 0 ? pp.lay.itot : pp.lay.jtot; }
-    long rows(int axis) const {
-        return axis == 0 ? long(pp.lay.jmax) * pp.lay.kblk : long(pp.lay.iblk) * pp.lay.kblk;
+    // FFTW's batched 1-D R2C / C2R in the contiguous layout cuFFT uses by default.
+    void fft(bool forward, int axis, T* real, T* c) {
+        int n = pp.lay.transform_length(axis);
+        ptest::Fft<T>::run(forward, 1, &n, int(pp.lay.transform_rows(axis)), real, c);
     }
-    void r2c(int axis, T* real, T* c) { fft_rows(true, length(axis), rows(axis), real, c); }
-    void c2r(int axis, T* c, T* real) { fft_rows(false, length(axis), rows(axis), real, c); }
-    void hc_from_complex(int, int n, long nrows, const T* c, T* real) {
-        for (long r = 0; r < nrows; ++r)
+    void r2c(int axis, T* real, T* c) { fft(true, axis, real, c); }
+    void c2r(int axis, T* c, T* real) { fft(false, axis, real, c); }
+    void hc_from_complex(int axis, const T* c, T* real) {
+        const int n = pp.lay.transform_length(axis);
+        for (long r = 0; r < pp.lay.transform_rows(axis); ++r)
             for (int m = 0; m < n; ++m) sq::pencil_hc_from_complex(n, r, m, c, real);
     }
-    void complex_from_hc(int, int n, long nrows, const T* real, T* c) {
-        for (long r = 0; r < nrows; ++r)
+    void complex_from_hc(int axis, const T* real, T* c) {
+        const int n = pp.lay.transform_length(axis);
+        for (long r = 0; r < pp.lay.transform_rows(axis); ++r)
             for (int m = 0; m <= n / 2; ++m) sq::pencil_complex_from_hc(n, r, m, real, c);
     }
     void thomas(T* x, T* gam) {

@@ -18,8 +18,8 @@ PencilPressure<T>::PencilPressure(const Grid<T>& grid, const Decomposition& deco
     const PressureTridiag<T> tri = PressureTridiag<T>::make(grid);
     coef = tri.packed();
     if (lay.i0 == 0 && lay.j0 == 0) top_mean = tri.top_mean;
-    ncplx = std::max(long(lay.jmax) * lay.kblk * (lay.itot / 2 + 1),
-                     long(lay.iblk) * lay.kblk * (lay.jtot / 2 + 1));
+    for (int axis = 0; axis < 2; ++axis)
+        ncplx = std::max(ncplx, lay.transform_rows(axis) * (lay.transform_length(axis) / 2 + 1));
 }
 
 template struct PencilPressure<float>;

@@ -30,36 +30,35 @@ struct PencilPressure {
 
 // The executor provides, on its side of the data:
 //   the Mover interface of pencil_exchange (transpose.h);
-//   r2c(axis, real, cplx), c2r(axis, cplx, real): the rows of axis 0 (x: n = itot,
-//       jmax*kblk rows) or 1 (y: n = jtot, iblk*kblk rows), contiguous in both arrays;
-//   hc_from_complex(axis, n, rows, cplx, real), complex_from_hc(axis, n, rows, real, cplx)
+//   r2c(axis, real, cplx), c2r(axis, cplx, real): the transforms of
+//       PencilLayout::transform_length/transform_rows(axis), contiguous in both arrays;
+//   hc_from_complex(axis, cplx, real), complex_from_hc(axis, real, cplx): the same rows
 //       (sq::pencil_hc_from_complex / pencil_complex_from_hc on every element);
 //   thomas(x, gam): the real Thomas solve of every z-pencil column;
 //   mirror_bottom(field): the ghost level below the wall.
 // field: the rank's z-column field; a, b: nlocal values; cplx: 2*ncplx values.
 template <typename T, class Exec>
 void pencil_pressure_solve(const PencilLayout& L, Exec& ex, T* field, T* a, T* b, T* cplx) {
-    const long rows_x = long(L.jmax) * L.kblk, rows_y = long(L.iblk) * L.kblk;
-    auto forward = [&](int axis, int n, long rows, T* data) {
-        if (n == 1) return; // a length-1 transform is the identity
+    auto forward = [&](int axis, T* data) {
+        if (L.transform_length(axis) == 1) return; // a length-1 transform is the identity
         ex.r2c(axis, data, cplx);
-        ex.hc_from_complex(axis, n, rows, cplx, data);
+        ex.hc_from_complex(axis, cplx, data);
     };
-    auto inverse = [&](int axis, int n, long rows, T* data) {
-        if (n == 1) return;
-        ex.complex_from_hc(axis, n, rows, data, cplx);
+    auto inverse = [&](int axis, T* data) {
+        if (L.transform_length(axis) == 1) return;
+        ex.complex_from_hc(axis, data, cplx);
         ex.c2r(axis, cplx, data);
     };
     pencil_exchange(L.zcol_x, field, a, ex);
-    forward(0, L.itot, rows_x, a);
+    forward(0, a);
     pencil_exchange(L.x_y, a, b, ex);
-    forward(1, L.jtot, rows_y, b);
+    forward(1, b);
     pencil_exchange(L.y_z, b, a, ex);
     ex.thomas(a, b);
     pencil_exchange(L.y_z.reversed(), a, b, ex);
-    inverse(1, L.jtot, rows_y, b);
+    inverse(1, b);
     pencil_exchange(L.x_y.reversed(), b, a, ex);
-    inverse(0, L.itot, rows_x, a);
+    inverse(0, a);
     pencil_exchange(L.zcol_x.reversed(), a, field, ex);
     ex.mirror_bottom(field);
 }

@@ -245,7 +245,7 @@ struct PencilGpu {
         for (const PencilStep* st : {&L.zcol_x, &L.x_y, &L.y_z})
             for (const sq::PencilCopy& c : {st->own(), st->pack_others()}) {
                 const std::array<long, 3> key{c.n0, c.n1, long(c.n2) * c.nblocks};
-                if (key[2] == 0 || copies.count(key) ||
+                if (key[2] == 0 ||
                     std::find(copy_keys.begin(), copy_keys.end(), key) != copy_keys.end())
                     continue;
                 copy_keys.push_back(key);
@@ -253,14 +253,11 @@ struct PencilGpu {
                                rt::ProblemSize(key[0], key[1], key[2]),
                                {}});
             }
-        const long rows[2] = {long(L.jmax) * L.kblk, long(L.iblk) * L.kblk};
-        const int len[2] = {L.itot, L.jtot};
         for (int ax = 0; ax < 2; ++ax) {
+            const long rows = L.transform_rows(ax), n = L.transform_length(ax);
+            req.push_back({&defs[PressureKernel::hc_from_complex], rt::ProblemSize(rows * n), {}});
             req.push_back(
-                {&defs[PressureKernel::hc_from_complex], rt::ProblemSize(rows[ax] * len[ax]), {}});
-            req.push_back({&defs[PressureKernel::complex_from_hc],
-                           rt::ProblemSize(rows[ax] * (len[ax] / 2 + 1)),
-                           {}});
+                {&defs[PressureKernel::complex_from_hc], rt::ProblemSize(rows * (n / 2 + 1)), {}});
         }
         req.push_back({&defs[PressureKernel::thomas_real], rt::ProblemSize(L.ncol), {}});
         req.push_back({&defs[PressureKernel::mirror_bottom], rt::ProblemSize(d.imax, d.jmax), {}});
@@ -275,10 +272,10 @@ struct PencilGpu {
         mirror = ks[next++];
 
         for (int ax = 0; ax < 2; ++ax) {
-            if (len[ax] == 1) continue;
-            int n1 = len[ax];
-            fwd[ax] = std::make_unique<CufftPlan<T>>(1, &n1, rows[ax], true);
-            bwd[ax] = std::make_unique<CufftPlan<T>>(1, &n1, rows[ax], false);
+            int n = L.transform_length(ax);
+            if (n == 1) continue;
+            fwd[ax] = std::make_unique<CufftPlan<T>>(1, &n, L.transform_rows(ax), true);
+            bwd[ax] = std::make_unique<CufftPlan<T>>(1, &n, L.transform_rows(ax), false);
         }
         apply_stream();
     }
@@ -325,10 +322,14 @@ struct PencilGpu {
     }
     void r2c(int axis, T* real, T* c) { fwd[axis]->run(real, c); }
     void c2r(int axis, T* c, T* real) { bwd[axis]->run(real, c); }
-    void hc_from_complex(int axis, int n, long rows, const T* c, T* real) {
+    void hc_from_complex(int axis, const T* c, T* real) {
+        const int n = pp.lay.transform_length(axis);
+        const long rows = pp.lay.transform_rows(axis);
         to_hc[axis].launch(stream, n, rows, c, real);
     }
-    void complex_from_hc(int axis, int n, long rows, const T* real, T* c) {
+    void complex_from_hc(int axis, const T* real, T* c) {
+        const int n = pp.lay.transform_length(axis);
+        const long rows = pp.lay.transform_rows(axis);
         from_hc[axis].launch(stream, n, rows, real, c);
     }
     void thomas(T* x, T* gam) {

@@ -52,6 +52,11 @@ struct PencilLayout {
     long nlocal;                 // values per rank in every layout
     bool distributed;            // some transpose crosses ranks
     PencilStep zcol_x, x_y, y_z; // z-column -> x -> y -> z; the way back: reversed()
+
+    // The row transforms of the solve: axis 0 along x over the x-pencil's rows, axis 1
+    // along y over the y-pencil's rows; both contiguous.
+    int transform_length(int axis) const { return axis == 0 ? itot : jtot; }
+    long transform_rows(int axis) const { return long(axis == 0 ? jmax : iblk) * kblk; }
 };
 
 // Element count of a PencilCopy (nblocks * n0 * n1 * n2).
