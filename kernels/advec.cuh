@@ -106,16 +106,18 @@ struct AdvecU2 {
     T dxi, dyi;
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* a = u + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - 1], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk - 1 + kk], w[ijk + kk]));
-        ut[ijk] += advec_div2(a, 1, interp2(u[ijk - 1], u[ijk]), interp2(u[ijk], u[ijk + 1]), dxi) +
-                   advec_div2(a, jj, interp2(v[ijk - 1], v[ijk]),
-                              interp2(v[ijk - 1 + jj], v[ijk + jj]), dyi) +
-                   advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
+        return advec_div2(a, 1, interp2(u[ijk - 1], u[ijk]), interp2(u[ijk], u[ijk + 1]), dxi) +
+               advec_div2(a, jj, interp2(v[ijk - 1], v[ijk]), interp2(v[ijk - 1 + jj], v[ijk + jj]),
+                          dyi) +
+               advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { ut[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 template <typename T>
@@ -127,17 +129,18 @@ struct AdvecV2 {
     T dxi, dyi;
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* a = v + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - jj], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk - jj + kk], w[ijk + kk]));
-        vt[ijk] +=
-            advec_div2(a, 1, interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1]),
-                       dxi) +
-            advec_div2(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
-            advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
+        return advec_div2(a, 1, interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1]),
+                          dxi) +
+               advec_div2(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
+               advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { vt[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // Called for kstart+1 <= k < kend.
@@ -150,17 +153,19 @@ struct AdvecW2 {
     T dxi, dyi;
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* a = w + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - kk], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk], w[ijk + kk]));
-        wt[ijk] += advec_div2(a, 1, interp2(u[ijk - kk], u[ijk]),
-                              interp2(u[ijk - kk + 1], u[ijk + 1]), dxi) +
-                   advec_div2(a, jj, interp2(v[ijk - kk], v[ijk]),
-                              interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
-                   advec_zdiv_w(fz_bot, fz_top, k, rho, rhoh, dzhi);
+        return advec_div2(a, 1, interp2(u[ijk - kk], u[ijk]), interp2(u[ijk - kk + 1], u[ijk + 1]),
+                          dxi) +
+               advec_div2(a, jj, interp2(v[ijk - kk], v[ijk]),
+                          interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
+               advec_zdiv_w(fz_bot, fz_top, k, rho, rhoh, dzhi);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 template <typename T>
@@ -172,15 +177,17 @@ struct AdvecS2 {
     T dxi, dyi;
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* a = s + ijk;
         const T fz_bot = flux2(a, kk, w[ijk]);
         const T fz_top = flux2(a + kk, kk, w[ijk + kk]);
-        st[ijk] += advec_div2(a, 1, u[ijk], u[ijk + 1], dxi) +
-                   advec_div2(a, jj, v[ijk], v[ijk + jj], dyi) +
-                   advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
+        return advec_div2(a, 1, u[ijk], u[ijk + 1], dxi) +
+               advec_div2(a, jj, v[ijk], v[ijk + jj], dyi) +
+               advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { st[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // ---- scheme 2i5 ----
@@ -194,17 +201,20 @@ struct AdvecU2i5 {
     T dxi, dyi;
     int jj, kk;
     int kstart, kend;
+    static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* a = u + ijk;
-        ut[ijk] +=
-            advec_div5(a, 1, interp2(u[ijk - 1], u[ijk]), interp2(u[ijk], u[ijk + 1]), dxi) +
-            advec_div5(a, jj, interp2(v[ijk - 1], v[ijk]), interp2(v[ijk - 1 + jj], v[ijk + jj]),
-                       dyi) +
-            advec_z_2i5_c(a, kk, interp2(w[ijk - 1], w[ijk]), interp2(w[ijk - 1 + kk], w[ijk + kk]),
-                          k, kstart, kend, rho, rhoh, dzi);
+        return advec_div5(a, 1, interp2(u[ijk - 1], u[ijk]), interp2(u[ijk], u[ijk + 1]), dxi) +
+               advec_div5(a, jj, interp2(v[ijk - 1], v[ijk]), interp2(v[ijk - 1 + jj], v[ijk + jj]),
+                          dyi) +
+               advec_z_2i5_c(a, kk, interp2(w[ijk - 1], w[ijk]),
+                             interp2(w[ijk - 1 + kk], w[ijk + kk]), k, kstart, kend, rho, rhoh,
+                             dzi);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { ut[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 template <typename T>
@@ -216,17 +226,20 @@ struct AdvecV2i5 {
     T dxi, dyi;
     int jj, kk;
     int kstart, kend;
+    static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* a = v + ijk;
-        vt[ijk] +=
-            advec_div5(a, 1, interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1]),
-                       dxi) +
-            advec_div5(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
-            advec_z_2i5_c(a, kk, interp2(w[ijk - jj], w[ijk]),
-                          interp2(w[ijk - jj + kk], w[ijk + kk]), k, kstart, kend, rho, rhoh, dzi);
+        return advec_div5(a, 1, interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1]),
+                          dxi) +
+               advec_div5(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
+               advec_z_2i5_c(a, kk, interp2(w[ijk - jj], w[ijk]),
+                             interp2(w[ijk - jj + kk], w[ijk + kk]), k, kstart, kend, rho, rhoh,
+                             dzi);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { vt[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // Called for kstart+1 <= k < kend.
@@ -239,16 +252,19 @@ struct AdvecW2i5 {
     T dxi, dyi;
     int jj, kk;
     int kstart, kend;
+    static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* a = w + ijk;
-        wt[ijk] += advec_div5(a, 1, interp2(u[ijk - kk], u[ijk]),
-                              interp2(u[ijk - kk + 1], u[ijk + 1]), dxi) +
-                   advec_div5(a, jj, interp2(v[ijk - kk], v[ijk]),
-                              interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
-                   advec_z_2i5_w(a, kk, k, kstart, kend, rho, rhoh, dzhi);
+        return advec_div5(a, 1, interp2(u[ijk - kk], u[ijk]), interp2(u[ijk - kk + 1], u[ijk + 1]),
+                          dxi) +
+               advec_div5(a, jj, interp2(v[ijk - kk], v[ijk]),
+                          interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
+               advec_z_2i5_w(a, kk, k, kstart, kend, rho, rhoh, dzhi);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 template <typename T>
@@ -260,14 +276,17 @@ struct AdvecS2i5 {
     T dxi, dyi;
     int jj, kk;
     int kstart, kend;
+    static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* a = s + ijk;
-        st[ijk] += advec_div5(a, 1, u[ijk], u[ijk + 1], dxi) +
-                   advec_div5(a, jj, v[ijk], v[ijk + jj], dyi) +
-                   advec_z_2i5_c(a, kk, w[ijk], w[ijk + kk], k, kstart, kend, rho, rhoh, dzi);
+        return advec_div5(a, 1, u[ijk], u[ijk + 1], dxi) +
+               advec_div5(a, jj, v[ijk], v[ijk + jj], dyi) +
+               advec_z_2i5_c(a, kk, w[ijk], w[ijk + kk], k, kstart, kend, rho, rhoh, dzi);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { st[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 } // namespace sq

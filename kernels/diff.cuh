@@ -62,7 +62,7 @@ struct Strain2 {
         return (v[n] - v[n - kk]) * dzhi_e + (w[n] - w[n - jj]) * dyi;
     }
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T dzhb = dzhi[k], dzht = dzhi[k + 1];
         const T diag = sqr_((u[ijk + 1] - u[ijk]) * dxi) + sqr_((v[ijk + jj] - v[ijk]) * dyi) +
@@ -73,8 +73,10 @@ struct Strain2 {
                      sqr_(shear_xz(ijk + kk, dzht)) + sqr_(shear_xz(ijk + 1 + kk, dzht));
         const T yz = sqr_(shear_yz(ijk, dzhb)) + sqr_(shear_yz(ijk + jj, dzhb)) +
                      sqr_(shear_yz(ijk + kk, dzht)) + sqr_(shear_yz(ijk + jj + kk, dzht));
-        strain2[ijk] = T(2) * (diag + T(0.125) * (xy + xz + yz)) + T(1e-9);
+        return T(2) * (diag + T(0.125) * (xy + xz + yz)) + T(1e-9);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { strain2[i + j * jj + k * kk] = val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // Smagorinsky-Lilly eddy viscosity with the stability correction and optional Mason wall
@@ -94,7 +96,7 @@ struct EviscSmag {
     int mason; // 1: Mason wall damping (with a surface model), 0: none
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T s2 = strain2[ijk];
         const T n2 =
@@ -103,8 +105,10 @@ struct EviscSmag {
         T l2 = l0 * l0;
         if (mason) l2 = T(1) / (T(1) / l2 + T(1) / sqr_(T(0.4) * (z[k] + z0m)));
         const T ri_pr = min_(n2 / (prandtl_t * s2), T(1) - T(1e-6));
-        evisc[ijk] = l2 * sqrt_(s2) * sqrt_(T(1) - ri_pr);
+        return l2 * sqrt_(s2) * sqrt_(T(1) - ri_pr);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { evisc[i + j * jj + k * kk] = val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // u at the west face: normal term with K at the centres i-1/i, cross terms with K on edges.
@@ -117,9 +121,10 @@ struct DiffUSmag {
     T dxi, dyi, nu;
     const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop; // 2-D (ij), nullptr: resolved wall
     int kstart, kend;
+    static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ij = i + j * jj, ijk = ij + k * kk;
         const T* e = evisc + ijk;
         const T ke = e[0] + nu, kw = e[-1] + nu;
@@ -132,10 +137,12 @@ struct DiffUSmag {
         const T g_top =
             kt * ((u[ijk + kk] - u[ijk]) * dzhi[k + 1] + (w[ijk + kk] - w[ijk + kk - 1]) * dxi);
         const T g_bot = kb * ((u[ijk] - u[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - 1]) * dxi);
-        ut[ijk] +=
-            x + y +
-            diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho, rhoh);
+        return x + y +
+               diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho,
+                                rhoh);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { ut[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // v at the south face: mirror of DiffUSmag with x and y exchanged.
@@ -148,9 +155,10 @@ struct DiffVSmag {
     T dxi, dyi, nu;
     const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop;
     int kstart, kend;
+    static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ij = i + j * jj, ijk = ij + k * kk;
         const T* e = evisc + ijk;
         const T ke = edge_avg(e + 1, 1, jj) + nu, kw = edge_avg(e, 1, jj) + nu;
@@ -163,10 +171,12 @@ struct DiffVSmag {
         const T g_top =
             kt * ((v[ijk + kk] - v[ijk]) * dzhi[k + 1] + (w[ijk + kk] - w[ijk + kk - jj]) * dyi);
         const T g_bot = kb * ((v[ijk] - v[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - jj]) * dyi);
-        vt[ijk] +=
-            x + y +
-            diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho, rhoh);
+        return x + y +
+               diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho,
+                                rhoh);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { vt[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // w at the bottom face, called for kstart+1 <= k < kend (the walls are impermeable, so no
@@ -181,7 +191,7 @@ struct DiffWSmag {
     int kstart, kend; // not needed by the stencil; kept so all DiffXSmag share one layout
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const T* e = evisc + ijk;
         const T ke = edge_avg(e + 1, 1, kk) + nu, kw = edge_avg(e, 1, kk) + nu;
@@ -196,8 +206,10 @@ struct DiffWSmag {
              ks * ((w[ijk] - w[ijk - jj]) * dyi + (v[ijk] - v[ijk - kk]) * dzhi[k]));
         const T g_top = T(2) * kt * (w[ijk + kk] - w[ijk]) * dzi[k];
         const T g_bot = T(2) * kb * (w[ijk] - w[ijk - kk]) * dzi[k - 1];
-        wt[ijk] += x + y + diff_zdiv_w(g_bot, g_top, k, dzhi, rho, rhoh);
+        return x + y + diff_zdiv_w(g_bot, g_top, k, dzhi, rho, rhoh);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // Scalar at the centre: face diffusivity interp2(evisc) / Pr_t + kappa.
@@ -210,23 +222,26 @@ struct DiffCSmag {
     T dxi, dyi, prandtl_t_inv, kappa;
     const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop;
     int kstart, kend;
+    static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
 
     SQ_HD T kh(int n, int s_nb) const {
         return interp2(evisc[n], evisc[n + s_nb]) * prandtl_t_inv + kappa;
     }
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ij = i + j * jj, ijk = ij + k * kk;
         const T* a = s + ijk;
         const T x = dxi * dxi * (kh(ijk, 1) * (a[1] - a[0]) - kh(ijk, -1) * (a[0] - a[-1]));
         const T y = dyi * dyi * (kh(ijk, jj) * (a[jj] - a[0]) - kh(ijk, -jj) * (a[0] - a[-jj]));
         const T g_top = kh(ijk, kk) * (a[kk] - a[0]) * dzhi[k + 1];
         const T g_bot = kh(ijk, -kk) * (a[0] - a[-kk]) * dzhi[k];
-        st[ijk] +=
-            x + y +
-            diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho, rhoh);
+        return x + y +
+               diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho,
+                                rhoh);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { st[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // ---- constant (DNS) ----
@@ -260,10 +275,12 @@ struct DiffZc2 {
     T dxi, dyi, K;
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        at[ijk] += K * laplace_zc(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
+        return K * laplace_zc(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { at[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 struct DiffU2Name {
     static constexpr const char* name = "diff_u_2";
@@ -291,10 +308,12 @@ struct DiffW2 {
     T dxi, dyi, K;
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        at[ijk] += K * laplace_zh(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
+        return K * laplace_zh(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { at[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // ---- diffusion number (reductions: return the point value, max-reduce, times dt) ----

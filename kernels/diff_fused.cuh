@@ -19,15 +19,33 @@ struct DiffUVWSmag {
     int kstart, kend;
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
-        DiffUSmag<T>{ut,  u,   v,  w,        evisc,    dzi,    dzhi, rho, rhoh,
-                     dxi, dyi, nu, ufluxbot, ufluxtop, kstart, kend, jj,  kk}(i, j, k);
-        DiffVSmag<T>{vt,  u,   v,  w,        evisc,    dzi,    dzhi, rho, rhoh,
-                     dxi, dyi, nu, vfluxbot, vfluxtop, kstart, kend, jj,  kk}(i, j, k);
-        if (k > kstart)
-            DiffWSmag<T>{wt,   u,   v,   w,  evisc,  dzi,  dzhi, rho,
-                         rhoh, dxi, dyi, nu, kstart, kend, jj,   kk}(i, j, k);
+    static constexpr int wall_levels = 1; // as DiffUSmag, DiffVSmag; w skips kstart
+
+    struct Tendencies {
+        T u, v, w;
+    };
+    SQ_HD DiffUSmag<T> diff_u() const {
+        return {ut,  u,   v,  w,        evisc,    dzi,    dzhi, rho, rhoh,
+                dxi, dyi, nu, ufluxbot, ufluxtop, kstart, kend, jj,  kk};
     }
+    SQ_HD DiffVSmag<T> diff_v() const {
+        return {vt,  u,   v,  w,        evisc,    dzi,    dzhi, rho, rhoh,
+                dxi, dyi, nu, vfluxbot, vfluxtop, kstart, kend, jj,  kk};
+    }
+    SQ_HD DiffWSmag<T> diff_w() const {
+        return {wt, u, v, w, evisc, dzi, dzhi, rho, rhoh, dxi, dyi, nu, kstart, kend, jj, kk};
+    }
+
+    SQ_HD Tendencies value(int i, int j, int k) const {
+        return {diff_u().value(i, j, k), diff_v().value(i, j, k),
+                k > kstart ? diff_w().value(i, j, k) : T(0)};
+    }
+    SQ_HD void store(int i, int j, int k, const Tendencies& val) const {
+        diff_u().store(i, j, k, val.u);
+        diff_v().store(i, j, k, val.v);
+        if (k > kstart) diff_w().store(i, j, k, val.w);
+    }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 } // namespace sq

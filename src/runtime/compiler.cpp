@@ -92,6 +92,15 @@ CompiledKernel nvrtc_compile(const CompileSpec& spec) {
         throw fail("kernel '" + spec.name_expression + "' not found in the program");
     out.lowered_name = lowered;
 
+    // A virtual architecture (compute_XX) yields PTX instead, for inspection tools.
+    if (spec.arch.rfind("compute_", 0) == 0) {
+        size_t ptx_size = 0;
+        if (nvrtcGetPTXSize(prog, &ptx_size) != NVRTC_SUCCESS || ptx_size == 0)
+            throw fail("no PTX produced");
+        out.cubin.resize(ptx_size);
+        nvrtcGetPTX(prog, out.cubin.data());
+        return out;
+    }
     size_t cubin_size = 0;
     if (nvrtcGetCUBINSize(prog, &cubin_size) != NVRTC_SUCCESS || cubin_size == 0)
         throw fail("no cubin produced (is the architecture a real sm_XX?)");

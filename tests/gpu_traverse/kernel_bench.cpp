@@ -6,10 +6,12 @@
 //   gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--samples N] [--others N]
 //                    [--rounds N] [--other-rounds N] [--sizes 256,512|48x48x48,...] [--precision
 //                    float|double]
-//                    [--only k1,k2] [--seed-wisdom DIR] [--unaligned]
+//                    [--only k1,k2] [--seed-wisdom DIR] [--seed-configs FILE] [--unaligned]
 //
 // --seed-wisdom adds DIR's records for the same kernel, size and device to the first
 // round, so a new search starts from the best configurations found before.
+// --seed-configs adds FILE's configurations (one JSON object per line, parameters not
+// named take their defaults) to the first round of every kernel whose space admits them.
 // --unaligned times the unpadded layout (rows of icells, interior not aligned) instead of
 // the model's (grid.h row_align), to measure what the alignment gives.
 //
@@ -46,12 +48,13 @@ constexpr double kCeiling = 3.99e12; // bytes/s, copy kernel on the H200 (GPU.md
 struct Options {
     bool quick = false, unaligned = false;
     std::string json_path, wisdom_dir, precision = "both";
-    std::string only;        // comma-separated kernel names; empty: all
-    std::string seed_wisdom; // round 0 also tries this directory's records for the size
-    int samples = 60;        // random samples: advec_u_2i5 and diff_uvw_smag
-    int others = 6;          // every other kernel
-    int rounds = 3;          // coordinate-search rounds after the samples (main kernels)
-    int other_rounds = 1;    // the same, every other kernel
+    std::string only;               // comma-separated kernel names; empty: all
+    std::string seed_wisdom;        // round 0 also tries this directory's records for the size
+    std::vector<json> seed_configs; // and these configurations, where valid
+    int samples = 60;               // random samples: advec_u_2i5 and diff_uvw_smag
+    int others = 6;                 // every other kernel
+    int rounds = 3;                 // coordinate-search rounds after the samples (main kernels)
+    int other_rounds = 1;           // the same, every other kernel
     std::vector<TestGrid> grids{{256, 256, 256}, {512, 512, 512}};
 };
 
@@ -271,6 +274,13 @@ void add_search(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt
                 def.space().is_valid(r.config, s.problem, rt.device()))
                 s.add(r.config);
     }
+    for (const json& j : o.seed_configs) {
+        try {
+            rt::Config c = def.space().config_from_json(j);
+            if (def.space().is_valid(c, s.problem, rt.device())) s.add(std::move(c));
+        } catch (const std::exception&) { // a parameter or value this kernel does not have
+        }
+    }
     const int samples = s.main ? o.samples : o.others;
     const size_t target = s.tried.size() + size_t(samples);
     for (int n = 0; n < samples * 4 && s.tried.size() < target; ++n) {
@@ -415,13 +425,29 @@ void run_all(rt::Runtime& rt, const Options& o, KernelList<K...>, json& out) {
 
 } // namespace
 
+// One JSON object per non-empty line; throws naming the file and line on bad input.
+std::vector<json> read_seed_configs(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read seed configurations '" + path + "'");
+    std::vector<json> out;
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        json j = json::parse(line, nullptr, false);
+        if (!j.is_object())
+            throw std::runtime_error(path + ":" + std::to_string(n) + ": not a JSON object");
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
 int main(int argc, char** argv) {
     Options o;
     const char* usage =
         "usage: gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--samples N] "
         "[--others N] [--rounds N] [--other-rounds N] [--sizes 256,512|48x48x48,...] [--precision "
         "float|double] "
-        "[--only k1,k2] [--seed-wisdom DIR] [--unaligned]\n";
+        "[--only k1,k2] [--seed-wisdom DIR] [--seed-configs FILE] [--unaligned]\n";
     try {
         for (int a = 1; a < argc; ++a) {
             const std::string s = argv[a];
@@ -444,6 +470,8 @@ int main(int argc, char** argv) {
                 o.precision = argv[++a];
             else if (s == "--seed-wisdom" && more)
                 o.seed_wisdom = argv[++a];
+            else if (s == "--seed-configs" && more)
+                o.seed_configs = read_seed_configs(argv[++a]);
             else if (s == "--other-rounds" && more)
                 o.other_rounds = std::stoi(argv[++a]);
             else if (s == "--only" && more)

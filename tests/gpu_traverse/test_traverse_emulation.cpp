@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -25,13 +26,44 @@ struct Grid {
 const Grid kGrids[] = {{37, 23, 19}, {64, 1, 48}, {5, 7, 3},   {1, 1, 1},
                        {1, 1, 70},   {33, 17, 2}, {256, 3, 5}, {17, 64, 33}};
 
-// A mapping hook: (shape, block, thread, visit) -> calls visit for each point.
-using Visit = std::function<void(int, int, int)>;
-using Mapping = std::function<void(const sq::TraverseShape&, int, int, int, int, const Visit&)>;
+// The traversal's visitor, emulated: value() and store() (deferred stores) and the
+// per-point call each report the point; a store must receive the value its own point
+// produced. z_interior() answers `interior`, so both tile paths run.
+struct Emulated {
+    using Point = std::array<int, 3>;
+    std::function<void(int, int, int)> on_value, on_store;
+    bool interior = false;
+    std::string* error = nullptr;
 
-void real_mapping(const sq::TraverseShape& s, int b, int tx, int ty, int tz, const Visit& v) {
-    sq::traverse_thread(s, b, tx, ty, tz, v);
+    void operator()(int i, int j, int k) const { on_value(i, j, k), on_store(i, j, k); }
+    bool z_interior(int, int) const { return interior; }
+    void assume_z_interior(int) const {}
+    Point value(int i, int j, int k) const {
+        on_value(i, j, k);
+        return {i, j, k};
+    }
+    void store(int i, int j, int k, const Point& v) const {
+        if (v != Point{i, j, k} && error->empty())
+            error->assign("a store got another point's value");
+        on_store(i, j, k);
+    }
+};
+
+// A mapping hook: (shape, block, thread, visitor) -> visits each point; `defer` picks
+// deferred stores (as many value slots as the largest tile).
+using Mapping = std::function<void(const sq::TraverseShape&, int, int, int, int, const Emulated&)>;
+
+void real_mapping(const sq::TraverseShape& s, int b, int tx, int ty, int tz, const Emulated& v,
+                  bool defer) {
+    if (defer)
+        sq::traverse_thread<sp::max_points_per_thread>(s, b, tx, ty, tz, v);
+    else
+        sq::traverse_thread(s, b, tx, ty, tz, v);
 }
+const Mapping plain = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
+                         const Emulated& v) { real_mapping(s, b, tx, ty, tz, v, false); };
+const Mapping deferred = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
+                            const Emulated& v) { real_mapping(s, b, tx, ty, tz, v, true); };
 
 std::string describe(const sq::TraverseShape& s) {
     std::ostringstream o;
@@ -41,22 +73,25 @@ std::string describe(const sq::TraverseShape& s) {
     return o.str();
 }
 
-// Emulates the whole launch; returns an empty string when every point was visited exactly
-// once and nothing outside the range was visited, else the first problem found.
-std::string check(const sq::TraverseShape& s, const Mapping& map) {
+// Emulates the whole launch; returns an empty string when every point was computed and
+// stored exactly once and nothing outside the range was visited, else the first problem.
+std::string check(const sq::TraverseShape& s, const Mapping& map, bool interior = false) {
     const int64_t n = int64_t(s.ni) * s.nj * s.nk;
-    std::vector<uint8_t> hits(size_t(n), 0);
+    std::vector<uint8_t> values(size_t(n), 0), stores(size_t(n), 0);
     std::string error;
-    const Visit visit = [&](int i, int j, int k) {
-        if (i < 0 || i >= s.ni || j < 0 || j >= s.nj || k < 0 || k >= s.nk) {
-            if (error.empty())
-                error = "visited (" + std::to_string(i) + "," + std::to_string(j) + "," +
-                        std::to_string(k) + ") outside the range";
-            return;
-        }
-        uint8_t& h = hits[size_t(i + int64_t(s.ni) * (j + int64_t(s.nj) * k))];
-        if (h < 255) ++h;
+    auto counter = [&](std::vector<uint8_t>& hits) {
+        return [&](int i, int j, int k) {
+            if (i < 0 || i >= s.ni || j < 0 || j >= s.nj || k < 0 || k >= s.nk) {
+                if (error.empty())
+                    error = "visited (" + std::to_string(i) + "," + std::to_string(j) + "," +
+                            std::to_string(k) + ") outside the range";
+                return;
+            }
+            uint8_t& h = hits[size_t(i + int64_t(s.ni) * (j + int64_t(s.nj) * k))];
+            if (h < 255) ++h;
+        };
     };
+    const Emulated visit{counter(values), counter(stores), interior, &error};
     const int blocks = sq::trav_num_blocks(s);
     for (int b = 0; b < blocks; ++b)
         for (int tz = 0; tz < s.bz; ++tz)
@@ -64,11 +99,12 @@ std::string check(const sq::TraverseShape& s, const Mapping& map) {
                 for (int tx = 0; tx < s.bx; ++tx) map(s, b, tx, ty, tz, visit);
     if (!error.empty()) return error + " (" + describe(s) + ")";
     for (int64_t p = 0; p < n; ++p)
-        if (hits[size_t(p)] != 1) {
+        if (values[size_t(p)] != 1 || stores[size_t(p)] != 1) {
             const int i = int(p % s.ni), j = int(p / s.ni % s.nj), k = int(p / s.ni / s.nj);
             return "point (" + std::to_string(i) + "," + std::to_string(j) + "," +
-                   std::to_string(k) + ") visited " + std::to_string(hits[size_t(p)]) + " times (" +
-                   describe(s) + ")";
+                   std::to_string(k) + ") computed " + std::to_string(values[size_t(p)]) +
+                   " and stored " + std::to_string(stores[size_t(p)]) + " times (" + describe(s) +
+                   ")";
         }
     return {};
 }
@@ -120,8 +156,8 @@ TEST(TraverseEmulation, CornerCasesVisitEveryPointOnce) {
     int checked = 0;
     for (const Grid& g : kGrids)
         for (const auto& s : corner_cases(g)) {
-            const std::string err = check(s, real_mapping);
-            ASSERT_TRUE(err.empty()) << err;
+            ASSERT_EQ(check(s, plain), "");
+            ASSERT_EQ(check(s, deferred, true), "");
             ++checked;
         }
     EXPECT_GT(checked, 8 * 500);
@@ -134,9 +170,10 @@ TEST(TraverseEmulation, RandomConfigsOnOtherGrids) {
         if (g.ni * g.nj * g.nk == 37 * 23 * 19 || g.ni * g.nj * g.nk == 64 * 48 ||
             g.ni * g.nj * g.nk == 5 * 7 * 3)
             continue;
+        int n = 0;
         for (const auto& s : random_cases(g, 1500, seed++)) {
-            const std::string err = check(s, real_mapping);
-            ASSERT_TRUE(err.empty()) << err;
+            ASSERT_EQ(check(s, n % 2 ? deferred : plain, n / 2 % 2), "");
+            ++n;
         }
     }
 }
@@ -144,11 +181,13 @@ TEST(TraverseEmulation, RandomConfigsOnOtherGrids) {
 // The three grids of the issue get the full 10,000 random configurations each.
 TEST(TraverseEmulation, TenThousandRandomConfigsOnIssueGrids) {
     uint32_t seed = 100;
-    for (const Grid& g : {Grid{37, 23, 19}, Grid{64, 1, 48}, Grid{5, 7, 3}})
+    for (const Grid& g : {Grid{37, 23, 19}, Grid{64, 1, 48}, Grid{5, 7, 3}}) {
+        int n = 0; // alternating plain and deferred stores, tile paths near and off the walls
         for (const auto& s : random_cases(g, 10000, seed++)) {
-            const std::string err = check(s, real_mapping);
-            ASSERT_TRUE(err.empty()) << err;
+            ASSERT_EQ(check(s, n % 2 ? deferred : plain, n / 2 % 2), "");
+            ++n;
         }
+    }
 }
 
 // Every permutation is a bijection between block indices and block coordinates.
@@ -171,33 +210,53 @@ TEST(TraverseEmulation, UnravelIsABijection) {
 TEST(TraverseEmulation, BrokenMappingsAreCaught) {
     // Drops the last point along x: missed points.
     const Mapping drop_last = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
-                                 const Visit& v) {
-        sq::traverse_thread(s, b, tx, ty, tz, [&](int i, int j, int k) {
-            if (i != s.ni - 1) v(i, j, k);
-        });
+                                 const Emulated& v) {
+        Emulated w = v;
+        w.on_value = [&](int i, int j, int k) {
+            if (i != s.ni - 1) v.on_value(i, j, k);
+        };
+        w.on_store = [&](int i, int j, int k) {
+            if (i != s.ni - 1) v.on_store(i, j, k);
+        };
+        sq::traverse_thread(s, b, tx, ty, tz, w);
     };
     // Sends the last point along x to its neighbour: one missed, one visited twice.
     const Mapping off_by_one = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
-                                  const Visit& v) {
-        sq::traverse_thread(s, b, tx, ty, tz,
-                            [&](int i, int j, int k) { v(i == s.ni - 1 ? i - 1 : i, j, k); });
+                                  const Emulated& v) {
+        Emulated w = v;
+        w.on_store = [&](int i, int j, int k) { v.on_store(i == s.ni - 1 ? i - 1 : i, j, k); };
+        sq::traverse_thread<4>(s, b, tx, ty, tz, w);
     };
     // Unravels with the wrong permutation for the block count along y: repeats.
     const Mapping wrong_unravel = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
-                                     const Visit& v) {
+                                     const Emulated& v) {
         sq::TraverseShape t = s;
         t.perm = (s.perm + 1) % sp::permutations;
         sq::traverse_thread(t,
                             b % (sq::trav_num_blocks(s) - 1 > 0 ? sq::trav_num_blocks(s) - 1 : 1),
                             tx, ty, tz, v);
     };
+    // Deferred stores that hand each point its tile neighbour's value.
+    const Mapping swapped_values = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
+                                      const Emulated& v) {
+        struct Swapped : Emulated {
+            Point value(int i, int j, int k) const { return Emulated::value(i ^ 1, j, k); }
+        };
+        sq::traverse_thread<4>(s, b, tx, ty, tz, Swapped{v});
+    };
     for (const Grid& g : {Grid{37, 23, 19}, Grid{64, 1, 48}, Grid{5, 7, 3}}) {
         const auto s = shape(g, 16, 2, 2, 4, 1, 1, 0, 0, 0, 0);
-        EXPECT_TRUE(check(s, real_mapping).empty());
+        EXPECT_EQ(check(s, plain), "");
+        EXPECT_EQ(check(s, deferred), "");
         EXPECT_NE(check(s, drop_last), "");
+
         EXPECT_NE(check(s, off_by_one), "");
         EXPECT_NE(check(s, wrong_unravel), "");
     }
+    // Whole blocks only, so that every point takes the deferred tile path.
+    const auto whole = shape(Grid{64, 4, 4}, 16, 2, 2, 4, 1, 1, 1, 0, 0, 0);
+    EXPECT_EQ(check(whole, deferred), "");
+    EXPECT_NE(check(whole, swapped_values), "");
 }
 
 } // namespace

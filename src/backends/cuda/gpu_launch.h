@@ -96,7 +96,11 @@ template <class F>
 KernelType kernel_type(Form form) {
     using T = decltype(value_type_of(static_cast<const F*>(nullptr)));
     static_assert(sizeof(T) == 4 || sizeof(T) == 8);
-    return {F::name, type_name<F>(), sizeof(T) == 4 ? "float" : "double", sizeof(F), form};
+    const bool deferrable = requires(const F& f) {
+        f.store(0, 0, 0, f.value(0, 0, 0));
+    };
+    return {F::name,   type_name<F>(), sizeof(T) == 4 ? "float" : "double",
+            sizeof(F), form,           deferrable};
 }
 
 template <class F>

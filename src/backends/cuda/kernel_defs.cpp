@@ -99,7 +99,7 @@ rt::Access member_access(const Member& m) {
     return rt::Access::in;
 }
 
-void add_traverse3d(rt::KernelDef& d) {
+void add_traverse3d(rt::KernelDef& d, bool deferrable) {
     namespace sp = space;
     auto values = [](const auto& a) { return std::vector<rt::Value>(a.begin(), a.end()); };
     d.tune("block_x", values(sp::block_x), 256)
@@ -133,6 +133,12 @@ void add_traverse3d(rt::KernelDef& d) {
         .grid_size("ceil_div(problem.x, block_x * tile_x) * ceil_div(problem.y, block_y * "
                    "tile_y) * ceil_div(problem.z, block_z * tile_z)")
         .launch_bounds("block_x * block_y * block_z", "blocks_per_sm");
+    // Deferred stores (traverse.cuh, trav_tile): the tile's values live in registers, so
+    // the tile loops must be unrolled.
+    if (deferrable)
+        d.tune("defer", {0, 1}, 0)
+            .restriction("defer == 0 || unroll == 1")
+            .define("SQ_DEFER", rt::expr("defer"));
 }
 
 } // namespace
@@ -208,7 +214,7 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     d.define("SQ_JJ", v.jj).define("SQ_KK", v.kk);
     switch (t.form) {
     case Form::traverse3d:
-        add_traverse3d(d);
+        add_traverse3d(d, t.deferrable);
         break;
     case Form::traverse2d:
         d.tune("block_x", {32, 64, 128, 256}, 128)
@@ -244,8 +250,8 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
                                  : m.kind == "3o" || m.kind == "3w" ? t.prec + "*"
                                                                     : "const " + t.prec + "*";
         // __restrict__ as on the struct's members (the kernels' contract): on parameters
-        // the compiler honours it, so loads go through the read-only path and repeated
-        // loads across unrolled tile points are merged despite the stores.
+        // the compiler honours it, so loads go through the read-only path. (Repeated loads
+        // across a tile's points are merged only when no store comes between: SQ_DEFER.)
         params +=
             (params.empty() ? "" : ", ") + type + (m.pointer() ? " __restrict__ " : " ") + m.name;
         // The strides come from the variant's constants so that index arithmetic folds.

@@ -20,6 +20,7 @@ struct KernelType {
     std::string prec;     // "float" or "double"
     size_t size = 0;      // sizeof(F), checked against the parameter table
     Form form = Form::traverse3d;
+    bool deferrable = false; // has value(i, j, k) and store(i, j, k, v): deferred stores
     std::string key() const { return name + "_" + prec; }
 };
 

@@ -11,6 +11,7 @@
 //   SQ_CX SQ_CY SQ_CZ     1: a thread's tile is contiguous, 0: strided by the block size
 //   SQ_PERM               order in which the 1-D block index unravels (0..5)
 //   SQ_UNROLL             1: unroll the tile loops
+//   SQ_DEFER              1: compute the whole tile, then store it (kernels with value/store)
 // plus SQUALL_LAUNCH_BOUNDS from the runtime (threads, blocks per SM).
 // Under NVRTC every header is included by its short name, as kernels/ does, so that
 // #pragma once sees one file (the in-memory headers exist under several names).
@@ -86,12 +87,64 @@ SQ_HD void trav_unravel(const TraverseShape& s, int b, int& bi, int& bj, int& bk
 #define SQ_TILE_LOOP
 #endif
 
+// The points of one thread's tile, starting at (i0, j0, k0) with steps (di, dj, dk).
+// MAXPTS = 0: one visit(i, j, k) per point. MAXPTS > 0 (deferred stores): first
+// visit.value(i, j, k) for every point, then visit.store(i, j, k, value) for every point.
+// With the stores last the compiler merges repeated loads across the tile's points (a
+// store in between makes it assume the loaded arrays may have changed). Z_INTERIOR: the
+// whole tile lies away from the walls; visit.assume_z_interior(k) tells the compiler so,
+// which removes the kernel's per-point wall branches.
+template <int MAXPTS, bool Z_INTERIOR, class Visit>
+SQ_HD void trav_tile(const TraverseShape& s, int i0, int j0, int k0, int di, int dj, int dk,
+                     const Visit& visit) {
+    if constexpr (MAXPTS > 0) {
+        decltype(visit.value(0, 0, 0)) values[MAXPTS];
+        int n = 0;
+        SQ_TILE_LOOP
+        for (int r = 0; r < s.tz; ++r) {
+            SQ_TILE_LOOP
+            for (int q = 0; q < s.ty; ++q) {
+                SQ_TILE_LOOP
+                for (int p = 0; p < s.tx; ++p) {
+                    if (Z_INTERIOR) visit.assume_z_interior(k0 + r * dk);
+                    values[n++] = visit.value(i0 + p * di, j0 + q * dj, k0 + r * dk);
+                }
+            }
+        }
+        n = 0;
+        SQ_TILE_LOOP
+        for (int r = 0; r < s.tz; ++r) {
+            SQ_TILE_LOOP
+            for (int q = 0; q < s.ty; ++q) {
+                SQ_TILE_LOOP
+                for (int p = 0; p < s.tx; ++p)
+                    visit.store(i0 + p * di, j0 + q * dj, k0 + r * dk, values[n++]);
+            }
+        }
+    } else {
+        SQ_TILE_LOOP
+        for (int r = 0; r < s.tz; ++r) {
+            SQ_TILE_LOOP
+            for (int q = 0; q < s.ty; ++q) {
+                SQ_TILE_LOOP
+                for (int p = 0; p < s.tx; ++p) {
+                    if (Z_INTERIOR) visit.assume_z_interior(k0 + r * dk);
+                    visit(i0 + p * di, j0 + q * dj, k0 + r * dk);
+                }
+            }
+        }
+    }
+}
+
 // Visits every point (i, j, k), relative to the range origin, that thread (thx, thy, thz)
 // of block b owns. A thread's tile along an axis is either contiguous (thread t takes
 // t*tile .. t*tile+tile-1 of its block's span) or strided (t, t+block, t+2*block, ...);
 // both cover the block's span exactly once. Blocks that lie wholly inside the range take
-// the branch-free path; only the blocks at the far edges check each point.
-template <class Visit>
+// the branch-free path (deferred stores when MAXPTS > 0, see trav_tile; the tile loops
+// must then be unrolled, or the values go to local memory); only the blocks at the far
+// edges check each point. visit.z_interior(k_lo, k_hi) says whether levels k_lo..k_hi
+// are all away from the walls.
+template <int MAXPTS = 0, class Visit>
 SQ_HD void traverse_thread(const TraverseShape& s, int b, int thx, int thy, int thz,
                            const Visit& visit) {
     int bi, bj, bk;
@@ -101,14 +154,10 @@ SQ_HD void traverse_thread(const TraverseShape& s, int b, int thx, int thy, int 
     const int j0 = bj * spy + (s.cy ? thy * s.ty : thy), dj = s.cy ? 1 : s.by;
     const int k0 = bk * spz + (s.cz ? thz * s.tz : thz), dk = s.cz ? 1 : s.bz;
     if ((bi + 1) * spx <= s.ni && (bj + 1) * spy <= s.nj && (bk + 1) * spz <= s.nk) {
-        SQ_TILE_LOOP
-        for (int r = 0; r < s.tz; ++r) {
-            SQ_TILE_LOOP
-            for (int q = 0; q < s.ty; ++q) {
-                SQ_TILE_LOOP
-                for (int p = 0; p < s.tx; ++p) visit(i0 + p * di, j0 + q * dj, k0 + r * dk);
-            }
-        }
+        if (visit.z_interior(bk * spz, (bk + 1) * spz - 1))
+            trav_tile<MAXPTS, true>(s, i0, j0, k0, di, dj, dk, visit);
+        else
+            trav_tile<MAXPTS, false>(s, i0, j0, k0, di, dj, dk, visit);
     } else {
         SQ_TILE_LOOP
         for (int r = 0; r < s.tz; ++r) {
@@ -136,6 +185,16 @@ SQ_HD auto trav_set_strides(F& g, int jj, int kk, int) -> decltype(g.jj = jj, g.
 template <class F>
 SQ_HD void trav_set_strides(F&, int, int, long) {}
 
+// F::wall_levels, or -1 for kernels without wall branches.
+template <class F>
+SQ_HD constexpr auto wall_levels_of(int) -> decltype(F::wall_levels + 0) {
+    return F::wall_levels;
+}
+template <class F>
+SQ_HD constexpr int wall_levels_of(long) {
+    return -1;
+}
+
 // Lowest value of a precision, the identity of a max-reduction.
 template <typename T>
 SQ_HD T trav_lowest();
@@ -159,19 +218,47 @@ SQ_HD double trav_lowest<double>() {
 #ifdef SQ_3D
 namespace sq {
 
-// Calls the kernel at the absolute index of a point visited by traverse_thread.
+// Calls the kernel at the absolute index of a point visited by traverse_thread. Kernels
+// with walls (kernels/README.md: wall_levels) branch only within wall_levels of kstart and
+// kend, so away from the walls the traversal may promise the compiler that no branch is
+// taken.
 template <class F>
 struct TravVisit {
     const F& g;
     SQ_HD void operator()(int i, int j, int k) const { g(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k); }
+    SQ_HD auto value(int i, int j, int k) const { return g.value(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k); }
+    template <class V>
+    SQ_HD void store(int i, int j, int k, const V& v) const {
+        g.store(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k, v);
+    }
+    SQ_HD bool z_interior(int k_lo, int k_hi) const {
+        if constexpr (wall_levels_of<F>(0) < 0) {
+            return false;
+        } else {
+            constexpr int w = wall_levels_of<F>(0);
+            return SQ_K0 + k_lo >= g.kstart + w && SQ_K0 + k_hi < g.kend - w;
+        }
+    }
+    SQ_HD void assume_z_interior(int k) const {
+        if constexpr (wall_levels_of<F>(0) >= 0) {
+            constexpr int w = wall_levels_of<F>(0);
+            __builtin_assume(SQ_K0 + k >= g.kstart + w);
+            __builtin_assume(SQ_K0 + k < g.kend - w);
+        }
+    }
 };
 
 template <class F>
 __device__ __forceinline__ void traverse_body(const F& g) {
     constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY, SQ_BZ,  SQ_TX,
                               SQ_TY, SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM};
-    traverse_thread(s, int(blockIdx.x), int(threadIdx.x), int(threadIdx.y), int(threadIdx.z),
-                    TravVisit<F>{g});
+#if defined(SQ_DEFER) && SQ_DEFER
+    constexpr int maxpts = SQ_TX * SQ_TY * SQ_TZ;
+#else
+    constexpr int maxpts = 0;
+#endif
+    traverse_thread<maxpts>(s, int(blockIdx.x), int(threadIdx.x), int(threadIdx.y),
+                            int(threadIdx.z), TravVisit<F>{g});
 }
 
 } // namespace sq

@@ -1,0 +1,59 @@
+// Developer tool, no GPU needed: compiles one tunable 3-D kernel with NVRTC for sm_90 at a
+// grid size and configuration, writes the cubin and prints counts of its SASS
+// instruction kinds per visited point (global loads, shared loads, FP64 ...), so that a
+// traversal strategy can be judged before spending device time.
+//   kernel_sass KERNEL float|double N '{"block_x":64,...}' OUT.cubin
+#include "backends/cuda/gpu_launch.h"
+#include "kernel_list.h"
+#include "runtime/log.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace {
+using namespace squall;
+using namespace squall::gpu::testing;
+
+template <class F>
+bool compile_one(std::string_view want, int n, const std::string& json, const std::string& out) {
+    if (want != F::name) return false;
+    const TestGrid g{n, n, n};
+    const F f = blank_kernel<F>(g);
+    const sq::Range3 r = g.range(F::name);
+    rt::KernelDef d = gpu::def_for(r, f);
+    rt::RuntimeOptions o;
+    o.use_device = false;
+    o.arch = std::getenv("SASS_ARCH") ? std::getenv("SASS_ARCH") : "sm_90";
+    o.cache_dir = "";
+    rt::Runtime rt(o);
+    const rt::Config c = d.space().config_from_json(nlohmann::json::parse(json));
+    const rt::CompileSpec spec = rt.compile_spec(d, c, gpu::problem_of(r));
+    if (std::getenv("SASS_PROGRAM"))
+        std::cout << spec.program << "\n// " << spec.name_expression << "\n";
+    auto k = rt.cache().get(spec);
+    std::ofstream(out, std::ios::binary) << k->cubin;
+    std::cerr << d.space().format(c) << "\n" << k->log;
+    return true;
+}
+
+template <template <class> class... K, class T>
+bool dispatch(KernelList<K...>, T*, std::string_view want, int n, const std::string& json,
+              const std::string& out) {
+    return (compile_one<K<T>>(want, n, json, out) || ...);
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 6) {
+        std::cerr << "usage: kernel_sass KERNEL float|double N CONFIG_JSON OUT.cubin\n";
+        return 2;
+    }
+    const std::string prec = argv[2];
+    const int n = std::atoi(argv[3]);
+    bool ok = prec == "float"
+                  ? dispatch(Kernels3d{}, (float*)nullptr, argv[1], n, argv[4], argv[5])
+                  : dispatch(Kernels3d{}, (double*)nullptr, argv[1], n, argv[4], argv[5]);
+    if (!ok) std::cerr << "unknown kernel " << argv[1] << "\n";
+    return ok ? 0 : 1;
+}
