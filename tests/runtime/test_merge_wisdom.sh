@@ -32,4 +32,13 @@ cp "$dir/dst/k_double.wisdom" "$dir/before"
 if "$merge" "$dir/src" "$dir/dst" >"$dir/out" 2>&1; then fail "corrupt source accepted"; fi
 grep -q "not JSON" "$dir/out" || fail "no message naming the problem: $(cat "$dir/out")"
 cmp -s "$dir/before" "$dir/dst/k_double.wisdom" || fail "destination changed by a failed merge"
+# A source whose space gained a parameter at the end: merged under the new header.
+hdr2=${hdr/\"block_x\"\]/\"block_x\",\"defer\"]}
+{ echo "$hdr2"; rec 256 0.05 GPU-A; } >"$dir/src/k_double.wisdom"
+"$merge" "$dir/src" "$dir/dst" >/dev/null || fail "appended parameter refused"
+head -1 "$dir/dst/k_double.wisdom" | grep -q '"param_names":\["block_x","defer"\]' || fail "header not updated"
+grep -q '"problem_size":\[32,32,32\],"time":0.5' "$dir/dst/k_double.wisdom" || fail "old record lost"
+# A source whose parameters differ otherwise: refused.
+{ echo "${hdr/block_x/block_y}"; rec 8 0.05 GPU-A; } >"$dir/src/k_double.wisdom"
+if "$merge" "$dir/src" "$dir/dst" >/dev/null 2>&1; then fail "different parameters accepted"; fi
 echo "merge-wisdom: ok"
