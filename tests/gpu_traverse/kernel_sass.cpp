@@ -1,8 +1,9 @@
-// Developer tool, no GPU needed: compiles one tunable 3-D kernel with NVRTC for sm_90 at a
-// grid size and configuration, writes the cubin and prints counts of its SASS
-// instruction kinds per visited point (global loads, shared loads, FP64 ...), so that a
-// traversal strategy can be judged before spending device time.
-//   kernel_sass KERNEL float|double N '{"block_x":64,...}' OUT.cubin
+// Developer tool, no GPU needed: compiles one tunable 3-D kernel with NVRTC at a grid size
+// (N^3, the model's layout) and configuration (JSON; parameters not named take their
+// defaults) and writes the cubin for sm_90, to inspect with nvdisasm (load counts, spills).
+//   kernel_sass KERNEL float|double N '{"block_x":64,"tile_z":8,...}' OUT
+// SASS_ARCH=compute_90 writes PTX instead (then `ptxas -v` gives the registers);
+// SASS_PROGRAM=1 prints the generated program (defines and includes).
 #include "backends/cuda/gpu_launch.h"
 #include "kernel_list.h"
 #include "runtime/log.h"
