@@ -69,7 +69,7 @@ std::string describe(const sq::TraverseShape& s) {
     std::ostringstream o;
     o << "grid " << s.ni << "x" << s.nj << "x" << s.nk << " block " << s.bx << "x" << s.by << "x"
       << s.bz << " tile " << s.tx << "x" << s.ty << "x" << s.tz << " contiguous " << s.cx << s.cy
-      << s.cz << " perm " << s.perm;
+      << s.cz << " perm " << s.perm << " march " << s.my << "x" << s.mz;
     return o.str();
 }
 
@@ -110,8 +110,8 @@ std::string check(const sq::TraverseShape& s, const Mapping& map, bool interior 
 }
 
 sq::TraverseShape shape(const Grid& g, int bx, int by, int bz, int tx, int ty, int tz, int cx,
-                        int cy, int cz, int perm) {
-    return {g.ni, g.nj, g.nk, bx, by, bz, tx, ty, tz, cx, cy, cz, perm};
+                        int cy, int cz, int perm, int my = 1, int mz = 1) {
+    return {g.ni, g.nj, g.nk, bx, by, bz, tx, ty, tz, cx, cy, cz, perm, my, mz};
 }
 
 // Corner cases: extreme and irregular block shapes, the largest tiles per axis, every
@@ -146,8 +146,9 @@ std::vector<sq::TraverseShape> random_cases(const Grid& g, int count, uint32_t s
         const int bx = pick(sp::block_x), by = pick(sp::block_y), bz = pick(sp::block_z);
         const int tx = pick(sp::tile_x), ty = pick(sp::tile_y), tz = pick(sp::tile_z);
         const int cx = bit(rng), cy = bit(rng), cz = bit(rng), bps = pick(sp::blocks_per_sm);
+        const int my = pick(sp::march), mz = pick(sp::march);
         if (sp::valid(bx, by, bz, tx, ty, tz, cx, cy, cz, bps))
-            out.push_back(shape(g, bx, by, bz, tx, ty, tz, cx, cy, cz, perm(rng)));
+            out.push_back(shape(g, bx, by, bz, tx, ty, tz, cx, cy, cz, perm(rng), my, mz));
     }
     return out;
 }
@@ -155,8 +156,11 @@ std::vector<sq::TraverseShape> random_cases(const Grid& g, int count, uint32_t s
 TEST(TraverseEmulation, CornerCasesVisitEveryPointOnce) {
     int checked = 0;
     for (const Grid& g : kGrids)
-        for (const auto& s : corner_cases(g)) {
+        for (auto s : corner_cases(g)) {
             ASSERT_EQ(check(s, plain), "");
+            // Deferred stores, marching through chunks along y and z.
+            const int marches[][2] = {{1, 1}, {2, 1}, {1, 4}, {8, 8}, {4, 2}, {1, 8}};
+            s.my = marches[checked % 6][0], s.mz = marches[checked % 6][1];
             ASSERT_EQ(check(s, deferred, true), "");
             ++checked;
         }
@@ -253,6 +257,16 @@ TEST(TraverseEmulation, BrokenMappingsAreCaught) {
         EXPECT_NE(check(s, off_by_one), "");
         EXPECT_NE(check(s, wrong_unravel), "");
     }
+    // Marches one chunk fewer along z than the launch grid assumes: missed points.
+    const Mapping short_march = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
+                                   const Emulated& v) {
+        sq::TraverseShape t = s;
+        t.mz = s.mz - 1;
+        sq::traverse_thread(t, b, tx, ty, tz, v);
+    };
+    const auto marching = shape(Grid{37, 23, 19}, 16, 2, 2, 1, 2, 2, 0, 1, 1, 0, 2, 2);
+    EXPECT_EQ(check(marching, plain), "");
+    EXPECT_NE(check(marching, short_march), "");
     // Whole blocks only, so that every point takes the deferred tile path.
     const auto whole = shape(Grid{64, 4, 4}, 16, 2, 2, 4, 1, 1, 1, 0, 0, 0);
     EXPECT_EQ(check(whole, deferred), "");

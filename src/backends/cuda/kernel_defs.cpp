@@ -123,22 +123,25 @@ void add_traverse3d(rt::KernelDef& d, bool deferrable) {
         .restriction("tile_x > 1 || contig_x == 0")
         .restriction("tile_y > 1 || contig_y == 0")
         .restriction("tile_z > 1 || contig_z == 0");
-    const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
-                             {"SQ_TX", "tile_x"},     {"SQ_TY", "tile_y"},   {"SQ_TZ", "tile_z"},
-                             {"SQ_CX", "contig_x"},   {"SQ_CY", "contig_y"}, {"SQ_CZ", "contig_z"},
-                             {"SQ_UNROLL", "unroll"}, {"SQ_PERM", "perm"}};
-    for (const auto& kv : defs) d.define(kv[0], rt::expr(kv[1]));
-    d.define("SQ_3D", 1)
-        .block_size("block_x", "block_y", "block_z")
-        .grid_size("ceil_div(problem.x, block_x * tile_x) * ceil_div(problem.y, block_y * "
-                   "tile_y) * ceil_div(problem.z, block_z * tile_z)")
-        .launch_bounds("block_x * block_y * block_z", "blocks_per_sm");
     // Deferred stores (traverse.cuh, trav_tile): the tile's values live in registers, so
     // the tile loops must be unrolled.
     if (deferrable)
         d.tune("defer", {0, 1}, 0)
             .restriction("defer == 0 || unroll == 1")
             .define("SQ_DEFER", rt::expr("defer"));
+    // Declared last so that older wisdom files stay a prefix of the parameter list.
+    d.tune("march_y", values(sp::march), 1).tune("march_z", values(sp::march), 1);
+    const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
+                             {"SQ_TX", "tile_x"},     {"SQ_TY", "tile_y"},   {"SQ_TZ", "tile_z"},
+                             {"SQ_CX", "contig_x"},   {"SQ_CY", "contig_y"}, {"SQ_CZ", "contig_z"},
+                             {"SQ_UNROLL", "unroll"}, {"SQ_PERM", "perm"},   {"SQ_MY", "march_y"},
+                             {"SQ_MZ", "march_z"}};
+    for (const auto& kv : defs) d.define(kv[0], rt::expr(kv[1]));
+    d.define("SQ_3D", 1)
+        .block_size("block_x", "block_y", "block_z")
+        .grid_size("ceil_div(problem.x, block_x * tile_x) * ceil_div(problem.y, block_y * "
+                   "tile_y * march_y) * ceil_div(problem.z, block_z * tile_z * march_z)")
+        .launch_bounds("block_x * block_y * block_z", "blocks_per_sm");
 }
 
 } // namespace

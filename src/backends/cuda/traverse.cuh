@@ -10,6 +10,7 @@
 //   SQ_BX SQ_BY SQ_BZ     block size             SQ_TX SQ_TY SQ_TZ  points per thread
 //   SQ_CX SQ_CY SQ_CZ     1: a thread's tile is contiguous, 0: strided by the block size
 //   SQ_PERM               order in which the 1-D block index unravels (0..5)
+//   SQ_MY SQ_MZ           chunks a block marches through along y and z
 //   SQ_UNROLL             1: unroll the tile loops
 //   SQ_DEFER              1: compute the whole tile, then store it (kernels with value/store)
 // plus SQUALL_LAUNCH_BOUNDS from the runtime (threads, blocks per SM).
@@ -23,13 +24,16 @@
 
 namespace sq {
 
-// The shape of one traversal: extents, block size, tile factors, tile kind, block order.
+// The shape of one traversal: extents, block size, tile factors, tile kind, block order,
+// and how many consecutive chunks (one chunk = the block's threads times their tiles) a
+// block marches through along y and z.
 struct TraverseShape {
     int ni, nj, nk;
     int bx, by, bz;
     int tx, ty, tz;
     int cx, cy, cz;
     int perm;
+    int my = 1, mz = 1;
 };
 
 SQ_HD int trav_ceil_div(int a, int b) {
@@ -41,10 +45,10 @@ SQ_HD int trav_blocks_x(const TraverseShape& s) {
     return trav_ceil_div(s.ni, s.bx * s.tx);
 }
 SQ_HD int trav_blocks_y(const TraverseShape& s) {
-    return trav_ceil_div(s.nj, s.by * s.ty);
+    return trav_ceil_div(s.nj, s.by * s.ty * s.my);
 }
 SQ_HD int trav_blocks_z(const TraverseShape& s) {
-    return trav_ceil_div(s.nk, s.bz * s.tz);
+    return trav_ceil_div(s.nk, s.bz * s.tz * s.mz);
 }
 SQ_HD int trav_num_blocks(const TraverseShape& s) {
     return trav_blocks_x(s) * trav_blocks_y(s) * trav_blocks_z(s);
@@ -83,8 +87,10 @@ SQ_HD void trav_unravel(const TraverseShape& s, int b, int& bi, int& bj, int& bk
 #else
 #define SQ_TILE_LOOP _Pragma("unroll 1")
 #endif
+#define SQ_MARCH_LOOP _Pragma("unroll 1")
 #else
 #define SQ_TILE_LOOP
+#define SQ_MARCH_LOOP
 #endif
 
 // The points of one thread's tile, starting at (i0, j0, k0) with steps (di, dj, dk).
@@ -138,12 +144,14 @@ SQ_HD void trav_tile(const TraverseShape& s, int i0, int j0, int k0, int di, int
 
 // Visits every point (i, j, k), relative to the range origin, that thread (thx, thy, thz)
 // of block b owns. A thread's tile along an axis is either contiguous (thread t takes
-// t*tile .. t*tile+tile-1 of its block's span) or strided (t, t+block, t+2*block, ...);
-// both cover the block's span exactly once. Blocks that lie wholly inside the range take
-// the branch-free path (deferred stores when MAXPTS > 0, see trav_tile; the tile loops
-// must then be unrolled, or the values go to local memory); only the blocks at the far
-// edges check each point. visit.z_interior(k_lo, k_hi) says whether levels k_lo..k_hi
-// are all away from the walls (used with deferred stores).
+// t*tile .. t*tile+tile-1 of its chunk's span) or strided (t, t+block, t+2*block, ...);
+// both cover the chunk's span exactly once. A block covers my x mz chunks, one after the
+// other (y fastest), so the rows and levels that neighbouring chunks share are still in
+// L1 when the next chunk needs them. Chunks that lie wholly inside the range take the
+// branch-free path (deferred stores when MAXPTS > 0, see trav_tile; the tile loops must
+// then be unrolled, or the values go to local memory); only chunks at the far edges
+// check each point. visit.z_interior(k_lo, k_hi) says whether levels k_lo..k_hi are all
+// away from the walls (used with deferred stores).
 template <int MAXPTS = 0, class Visit>
 SQ_HD void traverse_thread(const TraverseShape& s, int b, int thx, int thy, int thz,
                            const Visit& visit) {
@@ -151,27 +159,37 @@ SQ_HD void traverse_thread(const TraverseShape& s, int b, int thx, int thy, int 
     trav_unravel(s, b, bi, bj, bk);
     const int spx = s.bx * s.tx, spy = s.by * s.ty, spz = s.bz * s.tz;
     const int i0 = bi * spx + (s.cx ? thx * s.tx : thx), di = s.cx ? 1 : s.bx;
-    const int j0 = bj * spy + (s.cy ? thy * s.ty : thy), dj = s.cy ? 1 : s.by;
-    const int k0 = bk * spz + (s.cz ? thz * s.tz : thz), dk = s.cz ? 1 : s.bz;
-    if ((bi + 1) * spx <= s.ni && (bj + 1) * spy <= s.nj && (bk + 1) * spz <= s.nk) {
-        // Only with deferred stores: the wall-free straight-line code raises the register
-        // count (84 instead of 64 for advec_u_2i5 in double at one point per thread), which
-        // costs the plain configurations more occupancy than the branches cost them.
-        if (MAXPTS > 0 && visit.z_interior(bk * spz, (bk + 1) * spz - 1))
-            trav_tile<MAXPTS, true>(s, i0, j0, k0, di, dj, dk, visit);
-        else
-            trav_tile<MAXPTS, false>(s, i0, j0, k0, di, dj, dk, visit);
-    } else {
-        SQ_TILE_LOOP
-        for (int r = 0; r < s.tz; ++r) {
-            const int k = k0 + r * dk;
+    const int dj = s.cy ? 1 : s.by, dk = s.cz ? 1 : s.bz;
+    SQ_MARCH_LOOP
+    for (int mk = 0; mk < s.mz; ++mk) {
+        const int ck = (bk * s.mz + mk) * spz; // first level of the chunk
+        const int k0 = ck + (s.cz ? thz * s.tz : thz);
+        SQ_MARCH_LOOP
+        for (int mj = 0; mj < s.my; ++mj) {
+            const int cj = (bj * s.my + mj) * spy; // first row of the chunk
+            const int j0 = cj + (s.cy ? thy * s.ty : thy);
+            if ((bi + 1) * spx <= s.ni && cj + spy <= s.nj && ck + spz <= s.nk) {
+                // Only with deferred stores: the wall-free straight-line code raises the
+                // register count (84 instead of 64 for advec_u_2i5 in double at one point
+                // per thread), which costs the plain configurations more occupancy than
+                // the branches cost them.
+                if (MAXPTS > 0 && visit.z_interior(ck, ck + spz - 1))
+                    trav_tile<MAXPTS, true>(s, i0, j0, k0, di, dj, dk, visit);
+                else
+                    trav_tile<MAXPTS, false>(s, i0, j0, k0, di, dj, dk, visit);
+                continue;
+            }
             SQ_TILE_LOOP
-            for (int q = 0; q < s.ty; ++q) {
-                const int j = j0 + q * dj;
+            for (int r = 0; r < s.tz; ++r) {
+                const int k = k0 + r * dk;
                 SQ_TILE_LOOP
-                for (int p = 0; p < s.tx; ++p) {
-                    const int i = i0 + p * di;
-                    if (i < s.ni && j < s.nj && k < s.nk) visit(i, j, k);
+                for (int q = 0; q < s.ty; ++q) {
+                    const int j = j0 + q * dj;
+                    SQ_TILE_LOOP
+                    for (int p = 0; p < s.tx; ++p) {
+                        const int i = i0 + p * di;
+                        if (i < s.ni && j < s.nj && k < s.nk) visit(i, j, k);
+                    }
                 }
             }
         }
@@ -253,8 +271,8 @@ struct TravVisit {
 
 template <class F>
 __device__ __forceinline__ void traverse_body(const F& g) {
-    constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY, SQ_BZ,  SQ_TX,
-                              SQ_TY, SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM};
+    constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY,   SQ_BZ, SQ_TX, SQ_TY,
+                              SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM, SQ_MY, SQ_MZ};
 #if defined(SQ_DEFER) && SQ_DEFER
     constexpr int maxpts = SQ_TX * SQ_TY * SQ_TZ;
 #else
