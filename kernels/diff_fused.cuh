@@ -45,13 +45,9 @@ struct DiffUVWSmag {
         diff_v().store(i, j, k, val.v);
         if (k > kstart) diff_w().store(i, j, k, val.w);
     }
-    // Point by point each tendency is stored before the next is computed, which keeps
-    // fewer values live (104 registers instead of 124 in double at one point per thread).
-    SQ_HD void operator()(int i, int j, int k) const {
-        diff_u()(i, j, k);
-        diff_v()(i, j, k);
-        if (k > kstart) diff_w()(i, j, k);
-    }
+    // All three tendencies before any store, also point by point: the tuned tiles run
+    // faster so (4.30 against 4.77 ms at 512^3 in double), the plain default 5 % slower.
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 } // namespace sq
