@@ -5,7 +5,8 @@
 // full icells width, so the corners follow the x pass. Traversal index i (x kernels) or
 // j (y kernels) counts the ghost layer g0 = 0 .. gc-1; nk levels (kcells for fields,
 // 1 for 2-D surface arrays). Packed buffers are ordered (k, j, i), i fastest, matching
-// across ranks: x buffers hold igc*jmax*nk values, y buffers jgc*icells*nk (icells == jj).
+// across ranks: x buffers hold igc*jmax*nk values, y buffers jgc*icells*nk (rows without
+// the padding that aligns them in memory, jj >= icells).
 #include "common.cuh"
 
 namespace sq {
@@ -81,10 +82,10 @@ struct HaloPackY {
     static constexpr const char* name = "halo_pack_y";
     T *send_s, *send_n;
     const T* a;
-    int jstart, jend, jgc;
+    int jstart, jend, jgc, icells;
     int jj, kk;
     SQ_HD void operator()(int i, int j0, int k) const {
-        const int c = i + jj * (j0 + jgc * k);
+        const int c = i + icells * (j0 + jgc * k);
         send_s[c] = a[i + (jstart + j0) * jj + k * kk];
         send_n[c] = a[i + (jend - jgc + j0) * jj + k * kk];
     }
@@ -95,10 +96,10 @@ struct HaloUnpackY {
     static constexpr const char* name = "halo_unpack_y";
     T* a;
     const T *recv_s, *recv_n;
-    int jstart, jend, jgc;
+    int jstart, jend, jgc, icells;
     int jj, kk;
     SQ_HD void operator()(int i, int j0, int k) const {
-        const int c = i + jj * (j0 + jgc * k);
+        const int c = i + icells * (j0 + jgc * k);
         a[i + (jstart - jgc + j0) * jj + k * kk] = recv_s[c];
         a[i + (jend + j0) * jj + k * kk] = recv_n[c];
     }

@@ -13,7 +13,7 @@ Halo<T>::Halo(const GridDims& d, const Decomposition& decomp, bool on_device)
     : d_(d), decomp_(&decomp), on_device_(on_device) {
     std::size_t n = 0;
     if (decomp.npx > 1) n = std::size_t(igc) * d.jmax * d.kcells;
-    if (decomp.npy > 1) n = std::max(n, std::size_t(jgc) * d.jj * d.kcells);
+    if (decomp.npy > 1) n = std::max(n, std::size_t(jgc) * d.icells * d.kcells);
     if (n > 0) {
         send_.assign(2 * n, T(0), on_device);
         recv_.assign(2 * n, T(0), on_device);
@@ -81,12 +81,12 @@ void Halo<T>::exchange_y(T* a, int nk) const {
         launch(r, sq::HaloWrapY<T>{a, d.jstart, d.jend, d.jmax, d.jj, d.kk});
         return;
     }
-    const int n = jgc * d.jj * nk; // HaloPackY packs rows of jj
-    launch(r,
-           sq::HaloPackY<T>{send_.data(), send_.data() + n, a, d.jstart, d.jend, jgc, d.jj, d.kk});
+    const int n = jgc * d.icells * nk; // whole rows, without their alignment padding
+    launch(r, sq::HaloPackY<T>{send_.data(), send_.data() + n, a, d.jstart, d.jend, jgc, d.icells,
+                               d.jj, d.kk});
     sendrecv(n, decomp_->south, decomp_->north, 3);
-    launch(r, sq::HaloUnpackY<T>{a, recv_.data(), recv_.data() + n, d.jstart, d.jend, jgc, d.jj,
-                                 d.kk});
+    launch(r, sq::HaloUnpackY<T>{a, recv_.data(), recv_.data() + n, d.jstart, d.jend, jgc, d.icells,
+                                 d.jj, d.kk});
 }
 
 template class Halo<float>;
