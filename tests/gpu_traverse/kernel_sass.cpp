@@ -29,11 +29,15 @@ bool compile_one(std::string_view want, int n, const std::string& json, const st
     o.cache_dir = "";
     rt::Runtime rt(o);
     const rt::Config c = d.space().config_from_json(nlohmann::json::parse(json));
+    std::string why;
+    if (!d.space().is_valid(c, gpu::problem_of(r), rt.device(), &why))
+        throw std::invalid_argument("configuration outside the space: " + why);
     const rt::CompileSpec spec = rt.compile_spec(d, c, gpu::problem_of(r));
     if (std::getenv("SASS_PROGRAM"))
         std::cout << spec.program << "\n// " << spec.name_expression << "\n";
     auto k = rt.cache().get(spec);
-    std::ofstream(out, std::ios::binary) << k->cubin;
+    std::ofstream file(out, std::ios::binary);
+    if (!(file << k->cubin)) throw std::runtime_error("cannot write '" + out + "'");
     std::cerr << d.space().format(c) << "\n" << k->log;
     return true;
 }
@@ -46,15 +50,20 @@ bool dispatch(KernelList<K...>, T*, std::string_view want, int n, const std::str
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 6) {
-        std::cerr << "usage: kernel_sass KERNEL float|double N CONFIG_JSON OUT.cubin\n";
+    const std::string prec = argc == 6 ? argv[2] : "";
+    const int n = argc == 6 ? std::atoi(argv[3]) : 0;
+    if (argc != 6 || (prec != "float" && prec != "double") || n < 1) {
+        std::cerr << "usage: kernel_sass KERNEL float|double N CONFIG_JSON OUT\n";
         return 2;
     }
-    const std::string prec = argv[2];
-    const int n = std::atoi(argv[3]);
-    bool ok = prec == "float"
-                  ? dispatch(Kernels3d{}, (float*)nullptr, argv[1], n, argv[4], argv[5])
-                  : dispatch(Kernels3d{}, (double*)nullptr, argv[1], n, argv[4], argv[5]);
-    if (!ok) std::cerr << "unknown kernel " << argv[1] << "\n";
-    return ok ? 0 : 1;
+    try {
+        const bool ok = prec == "float"
+                            ? dispatch(Kernels3d{}, (float*)nullptr, argv[1], n, argv[4], argv[5])
+                            : dispatch(Kernels3d{}, (double*)nullptr, argv[1], n, argv[4], argv[5]);
+        if (!ok) std::cerr << "kernel_sass: unknown kernel '" << argv[1] << "'\n";
+        return ok ? 0 : 1;
+    } catch (const std::exception& e) { // bad JSON, a value not in the space, NVRTC errors
+        std::cerr << "kernel_sass: " << e.what() << "\n";
+        return 1;
+    }
 }
