@@ -96,8 +96,9 @@ SQ_HD void trav_unravel(const TraverseShape& s, int b, int& bi, int& bj, int& bk
 // The points of one thread's tile, starting at (i0, j0, k0) with steps (di, dj, dk).
 // MAXPTS = 0: one visit(i, j, k) per point. MAXPTS > 0 (deferred stores): first
 // visit.value(i, j, k) for every point, then visit.store(i, j, k, value) for every point.
-// With the stores last the compiler merges repeated loads across the tile's points (a
-// store in between makes it assume the loaded arrays may have changed). Z_INTERIOR: the
+// With the stores last the compiler merges repeated loads across the tile's points; with
+// a store in between it gives up proving the loaded arrays unchanged once the code between
+// is as long as one stencil point (backends/cuda/README.md). Z_INTERIOR: the
 // whole tile lies away from the walls; visit.assume_z_interior(k) tells the compiler so,
 // which removes the kernel's per-point wall branches.
 template <int MAXPTS, bool Z_INTERIOR, class Visit>
