@@ -17,7 +17,8 @@
 //
 // Effective bandwidth = the fewest bytes (each 3-D array read once, updated arrays read
 // and written, over the interior points) / median time, as a fraction of the 3.99 TB/s
-// copy ceiling measured on the H200. Best configurations are appended as wisdom records.
+// copy ceiling measured on the H200. Best configurations are appended as wisdom records;
+// --json also lists every configuration timed with its median.
 #include "backends/cuda/gpu_launch.h"
 #include "kernel_list.h"
 
@@ -340,6 +341,10 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
                 (long long)s.problem[2], s.arrays, t_default, 100 * frac_d, best_ms, 100 * frac_b,
                 s.timed, d.space().format(s.tried[best]).c_str());
     std::fflush(stdout);
+    // Every configuration timed, so that a search's landscape can be studied afterwards.
+    json timings = json::array();
+    for (size_t n = 0; n < s.timed; ++n)
+        timings.push_back({{"config", d.space().config_to_json(s.tried[n])}, {"ms", s.ms[n]}});
     out.push_back({{"key", d.key()},
                    {"problem", {s.problem[0], s.problem[1], s.problem[2]}},
                    {"arrays", s.arrays},
@@ -351,7 +356,8 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
                    {"best_config", d.space().config_to_json(s.tried[best])},
                    {"best_vs_default_diff", diff},
                    {"configs", s.timed},
-                   {"layout_align", pool.g.align}});
+                   {"layout_align", pool.g.align},
+                   {"timings", std::move(timings)}});
     if (!o.wisdom_dir.empty())
         rt::append_wisdom(o.wisdom_dir, d.key(), d.space(),
                           rt::WisdomRecord{s.problem, s.tried[best], best_ms * 1e-3,
