@@ -99,6 +99,7 @@ CompiledKernel nvrtc_compile(const CompileSpec& spec) {
             throw fail("no PTX produced");
         out.cubin.resize(ptx_size);
         nvrtcGetPTX(prog, out.cubin.data());
+        out.cubin.resize(ptx_size - 1); // drop the terminating NUL: a plain text file
         return out;
     }
     size_t cubin_size = 0;
