@@ -1,0 +1,104 @@
+// The wall_levels contract of kernels/README.md, checked on the host: a kernel that
+// declares wall_levels W gives, at every level at least W away from both walls, exactly
+// the same value when the walls are moved far away (so no wall branch can apply). The GPU
+// traversal compiles its deferred tiles away from the walls under that assumption. The
+// same check with W - 1 must find a difference, so an under-declared W cannot pass.
+#include "backends/cuda/gpu_launch.h"
+#include "backends/cuda/traverse.cuh"
+#include "kernel_list.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace squall;
+using namespace squall::gpu;
+using namespace squall::gpu::testing;
+
+// Fills every member of f from its parameter table: arrays with random values in
+// [0.5, 1.5) (nullable 2-D arrays too, so that wall fluxes are in use), scalars likewise,
+// ints other than the strides and walls left as blank_kernel set them.
+template <class F, typename T>
+void fill(F& f, const TestGrid& g, std::vector<std::vector<T>>& storage, uint32_t seed) {
+    const KernelType kt = gpu::detail::kernel_type<F>(Form::traverse3d);
+    const FlatLayout* layout = flat_layout(kt);
+    ASSERT_NE(layout, nullptr) << F::name;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> dist(0.5, 1.5);
+    const auto members = table_members(F::name);
+    for (size_t n = 0; n < members.size(); ++n) {
+        char* at = reinterpret_cast<char*>(&f) + layout->offsets[n];
+        const std::string& kind = members[n].kind;
+        if (kind == "int") continue;
+        if (kind == "T") {
+            const T v = T(dist(rng));
+            std::memcpy(at, &v, sizeof v);
+            continue;
+        }
+        const size_t pad = kind[0] == '3' ? size_t(g.pad()) : 0;
+        const size_t count = kind[0] == '3' ? pad + size_t(g.ncells())
+                             : kind == "zi" ? size_t(g.kcells())
+                                            : size_t(g.kk());
+        storage.emplace_back(count);
+        for (T& v : storage.back()) v = T(dist(rng));
+        T* p = storage.back().data() + pad;
+        std::memcpy(at, &p, sizeof p);
+    }
+}
+
+// Number of points at levels w_check or more away from both walls whose value changes when
+// the walls move 20 levels further out.
+template <class F>
+int changed_points(const F& f, const sq::Range3& r, int w_check) {
+    F far = f;
+    far.kstart -= 20;
+    far.kend += 20;
+    int changed = 0;
+    for (int k = r.k0; k < r.k1; ++k) {
+        if (k < f.kstart + w_check || k >= f.kend - w_check) continue;
+        for (int j = r.j0; j < r.j1; ++j)
+            for (int i = r.i0; i < r.i1; ++i) {
+                const auto a = f.value(i, j, k), b = far.value(i, j, k);
+                static_assert(std::is_trivially_copyable_v<decltype(a)>);
+                if (std::memcmp(&a, &b, sizeof a) != 0) ++changed;
+            }
+    }
+    return changed;
+}
+
+template <class F>
+void check_kernel(int& kernels) {
+    if constexpr (sq::wall_levels_of<F>(0) >= 0) {
+        using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
+        const TestGrid g{9, 7, 16};
+        F f = blank_kernel<F>(g);
+        std::vector<std::vector<T>> storage;
+        fill<F, T>(f, g, storage, 7);
+        const sq::Range3 r = g.range(F::name);
+        constexpr int w = sq::wall_levels_of<F>(0);
+        EXPECT_EQ(changed_points(f, r, w), 0) << F::name << ": branches beyond wall_levels " << w;
+        EXPECT_GT(changed_points(f, r, w - 1), 0)
+            << F::name << ": wall_levels " << w << " is more than the kernel needs";
+        ++kernels;
+    }
+}
+
+template <template <class> class... K>
+int check_all(KernelList<K...>) {
+    int kernels = 0;
+    (check_kernel<K<float>>(kernels), ...);
+    (check_kernel<K<double>>(kernels), ...);
+    return kernels;
+}
+
+TEST(WallLevels, DeclaredLevelsAreExactlyWhereTheWallBranchesAre) {
+    // advec_{u,v,w,s}_2i5, diff_{u,v,c}_smag and diff_uvw_smag, in float and double.
+    EXPECT_EQ(check_all(Kernels3d{}), 16);
+}
+
+} // namespace
