@@ -93,53 +93,47 @@ SQ_HD void trav_unravel(const TraverseShape& s, int b, int& bi, int& bj, int& bk
 #define SQ_MARCH_LOOP
 #endif
 
-// The points of one thread's tile, starting at (i0, j0, k0) with steps (di, dj, dk).
-// MAXPTS = 0: one visit(i, j, k) per point. MAXPTS > 0 (deferred stores): first
-// visit.value(i, j, k) for every point, then visit.store(i, j, k, value) for every point.
-// With the stores last the compiler merges repeated loads across the tile's points; with
-// a store in between it gives up proving the loaded arrays unchanged once the code between
-// is as long as one stencil point (backends/cuda/README.md). Z_INTERIOR: the
-// whole tile lies away from the walls; visit.assume_z_interior(k) tells the compiler so,
-// which removes the kernel's per-point wall branches.
+// Calls f(i, j, k) for the points of one thread's tile, starting at (i0, j0, k0) with
+// steps (di, dj, dk), x fastest.
+template <class Fn>
+SQ_HD void trav_for_tile(const TraverseShape& s, int i0, int j0, int k0, int di, int dj, int dk,
+                         const Fn& f) {
+    SQ_TILE_LOOP
+    for (int r = 0; r < s.tz; ++r) {
+        SQ_TILE_LOOP
+        for (int q = 0; q < s.ty; ++q) {
+            SQ_TILE_LOOP
+            for (int p = 0; p < s.tx; ++p) f(i0 + p * di, j0 + q * dj, k0 + r * dk);
+        }
+    }
+}
+
+// The points of one thread's tile. MAXPTS = 0: one visit(i, j, k) per point. MAXPTS > 0
+// (deferred stores): first visit.value(i, j, k) for every point, then visit.store(i, j, k,
+// value) for every point. With the stores last the compiler merges repeated loads across
+// the tile's points; with a store in between it gives up proving the loaded arrays
+// unchanged once the code between is as long as one stencil point
+// (backends/cuda/README.md). Z_INTERIOR: the whole tile lies away from the walls;
+// visit.assume_z_interior(k) tells the compiler so, which removes the kernel's per-point
+// wall branches.
 template <int MAXPTS, bool Z_INTERIOR, class Visit>
 SQ_HD void trav_tile(const TraverseShape& s, int i0, int j0, int k0, int di, int dj, int dk,
                      const Visit& visit) {
     if constexpr (MAXPTS > 0) {
         decltype(visit.value(0, 0, 0)) values[MAXPTS];
         int n = 0;
-        SQ_TILE_LOOP
-        for (int r = 0; r < s.tz; ++r) {
-            SQ_TILE_LOOP
-            for (int q = 0; q < s.ty; ++q) {
-                SQ_TILE_LOOP
-                for (int p = 0; p < s.tx; ++p) {
-                    if (Z_INTERIOR) visit.assume_z_interior(k0 + r * dk);
-                    values[n++] = visit.value(i0 + p * di, j0 + q * dj, k0 + r * dk);
-                }
-            }
-        }
+        trav_for_tile(s, i0, j0, k0, di, dj, dk, [&](int i, int j, int k) {
+            if (Z_INTERIOR) visit.assume_z_interior(k);
+            values[n++] = visit.value(i, j, k);
+        });
         n = 0;
-        SQ_TILE_LOOP
-        for (int r = 0; r < s.tz; ++r) {
-            SQ_TILE_LOOP
-            for (int q = 0; q < s.ty; ++q) {
-                SQ_TILE_LOOP
-                for (int p = 0; p < s.tx; ++p)
-                    visit.store(i0 + p * di, j0 + q * dj, k0 + r * dk, values[n++]);
-            }
-        }
+        trav_for_tile(s, i0, j0, k0, di, dj, dk,
+                      [&](int i, int j, int k) { visit.store(i, j, k, values[n++]); });
     } else {
-        SQ_TILE_LOOP
-        for (int r = 0; r < s.tz; ++r) {
-            SQ_TILE_LOOP
-            for (int q = 0; q < s.ty; ++q) {
-                SQ_TILE_LOOP
-                for (int p = 0; p < s.tx; ++p) {
-                    if (Z_INTERIOR) visit.assume_z_interior(k0 + r * dk);
-                    visit(i0 + p * di, j0 + q * dj, k0 + r * dk);
-                }
-            }
-        }
+        trav_for_tile(s, i0, j0, k0, di, dj, dk, [&](int i, int j, int k) {
+            if (Z_INTERIOR) visit.assume_z_interior(k);
+            visit(i, j, k);
+        });
     }
 }
 
@@ -180,19 +174,9 @@ SQ_HD void traverse_thread(const TraverseShape& s, int b, int thx, int thy, int 
                     trav_tile<MAXPTS, false>(s, i0, j0, k0, di, dj, dk, visit);
                 continue;
             }
-            SQ_TILE_LOOP
-            for (int r = 0; r < s.tz; ++r) {
-                const int k = k0 + r * dk;
-                SQ_TILE_LOOP
-                for (int q = 0; q < s.ty; ++q) {
-                    const int j = j0 + q * dj;
-                    SQ_TILE_LOOP
-                    for (int p = 0; p < s.tx; ++p) {
-                        const int i = i0 + p * di;
-                        if (i < s.ni && j < s.nj && k < s.nk) visit(i, j, k);
-                    }
-                }
-            }
+            trav_for_tile(s, i0, j0, k0, di, dj, dk, [&](int i, int j, int k) {
+                if (i < s.ni && j < s.nj && k < s.nk) visit(i, j, k);
+            });
         }
     }
 }
