@@ -49,10 +49,7 @@ public:
             Array a;
             a.name = members[n].name;
             a.output = kind == "3o" || kind == "3w";
-            const size_t pad = kind[0] == '3' ? size_t(g.pad()) : 0;
-            const size_t count = kind[0] == '3' ? pad + size_t(g.ncells())
-                                 : kind == "zi" ? size_t(g.kcells())
-                                                : size_t(g.kk());
+            const size_t pad = g.lead(kind), count = g.elements(kind);
             a.init.resize(count);
             for (T& v : a.init) v = T(dist(rng));
             if (a.output) poison(a.init.data() + pad, kind == "3w");

@@ -51,6 +51,14 @@ struct TestGrid {
     long ncells() const { return long(kk()) * kcells(); }
     // Elements allocated before ijk = 0 so that i = igc is aligned, as in Field3d.
     int pad() const { return squall::leading_pad(igc, align); }
+    // An array of a parameter-table kind (kernel_defs.h: 3o/3w/3i fields, zi profiles, 2i
+    // planes): elements allocated, and how many of them lie before index 0.
+    size_t lead(std::string_view kind) const { return kind[0] == '3' ? size_t(pad()) : 0; }
+    size_t elements(std::string_view kind) const {
+        return kind[0] == '3' ? lead(kind) + size_t(ncells())
+               : kind == "zi" ? size_t(kcells())
+                              : size_t(kk());
+    }
     int kstart() const { return kgc; }
     int kend() const { return kgc + ktot; }
     sq::Range3 range(std::string_view name) const {

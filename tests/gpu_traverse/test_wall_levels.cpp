@@ -40,10 +40,7 @@ void fill(F& f, const TestGrid& g, std::vector<std::vector<T>>& storage, uint32_
             std::memcpy(at, &v, sizeof v);
             continue;
         }
-        const size_t pad = kind[0] == '3' ? size_t(g.pad()) : 0;
-        const size_t count = kind[0] == '3' ? pad + size_t(g.ncells())
-                             : kind == "zi" ? size_t(g.kcells())
-                                            : size_t(g.kk());
+        const size_t pad = g.lead(kind), count = g.elements(kind);
         storage.emplace_back(count);
         for (T& v : storage.back()) v = T(dist(rng));
         T* p = storage.back().data() + pad;
