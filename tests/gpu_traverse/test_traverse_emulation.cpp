@@ -49,21 +49,15 @@ struct Emulated {
     }
 };
 
-// A mapping hook: (shape, block, thread, visitor) -> visits each point; `defer` picks
-// deferred stores (as many value slots as the largest tile).
+// A mapping hook: (shape, block, thread, visitor) -> visits each point. The real ones:
+// plain, and deferred stores (as many value slots as the largest tile).
 using Mapping = std::function<void(const sq::TraverseShape&, int, int, int, int, const Emulated&)>;
-
-void real_mapping(const sq::TraverseShape& s, int b, int tx, int ty, int tz, const Emulated& v,
-                  bool defer) {
-    if (defer)
-        sq::traverse_thread<sp::max_points_per_thread>(s, b, tx, ty, tz, v);
-    else
-        sq::traverse_thread(s, b, tx, ty, tz, v);
-}
 const Mapping plain = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
-                         const Emulated& v) { real_mapping(s, b, tx, ty, tz, v, false); };
+                         const Emulated& v) { sq::traverse_thread(s, b, tx, ty, tz, v); };
 const Mapping deferred = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
-                            const Emulated& v) { real_mapping(s, b, tx, ty, tz, v, true); };
+                            const Emulated& v) {
+    sq::traverse_thread<sp::max_points_per_thread>(s, b, tx, ty, tz, v);
+};
 
 std::string describe(const sq::TraverseShape& s) {
     std::ostringstream o;
