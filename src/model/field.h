@@ -51,6 +51,7 @@ public:
     std::size_t size() const { return host_.size(); }
     bool empty() const { return host_.empty(); }
     bool on_device() const { return dev_ != 0; }
+    rt::DevicePtr device() const { return dev_; } // 0 for host-only arrays
 
     // Host -> device and device -> host (no-ops for host-only arrays). Synchronous: the
     // context is synchronised first so that no kernel still writes what is copied.

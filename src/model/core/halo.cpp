@@ -1,7 +1,6 @@
 #include "model/core/halo.h"
 
 #include <algorithm>
-#include <cstdint>
 
 #include "backends/launch.h"
 #include "kernels/halo.cuh"
@@ -17,9 +16,7 @@ Halo<T>::Halo(const GridDims& d, const Decomposition& decomp, bool on_device)
     if (n > 0) {
         send_.assign(2 * n, T(0), on_device);
         recv_.assign(2 * n, T(0), on_device);
-        if (on_device)
-            direct_ = std::make_unique<DeviceExchange>(
-                decomp.comm, rt::DevicePtr(reinterpret_cast<std::uintptr_t>(recv_.data())));
+        if (on_device) direct_ = std::make_unique<DeviceExchange>(decomp.comm, recv_.device());
     }
 }
 
@@ -35,7 +32,7 @@ template <typename T>
 void Halo<T>::sendrecv(int n, int lo, int hi, int tag) const {
     if (direct_ && direct_->direct()) {
         // My low half lands in lo's high half (I am its hi neighbour) and vice versa.
-        const auto send = rt::DevicePtr(reinterpret_cast<std::uintptr_t>(send_.data()));
+        const rt::DevicePtr send = send_.device();
         const std::size_t bytes = sizeof(T) * std::size_t(n);
         direct_->begin();
         direct_->put(lo, send, bytes, bytes);
