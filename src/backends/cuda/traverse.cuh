@@ -237,19 +237,17 @@ struct TravVisit {
     SQ_HD void store(int i, int j, int k, const V& v) const {
         g.store(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k, v);
     }
+    static constexpr int walls = wall_levels_of<F>(0); // -1: no wall branches
     SQ_HD bool z_interior(int k_lo, int k_hi) const {
-        if constexpr (wall_levels_of<F>(0) < 0) {
+        if constexpr (walls < 0)
             return false;
-        } else {
-            constexpr int w = wall_levels_of<F>(0);
-            return SQ_K0 + k_lo >= g.kstart + w && SQ_K0 + k_hi < g.kend - w;
-        }
+        else
+            return SQ_K0 + k_lo >= g.kstart + walls && SQ_K0 + k_hi < g.kend - walls;
     }
     SQ_HD void assume_z_interior(int k) const {
-        if constexpr (wall_levels_of<F>(0) >= 0) {
-            constexpr int w = wall_levels_of<F>(0);
-            __builtin_assume(SQ_K0 + k >= g.kstart + w);
-            __builtin_assume(SQ_K0 + k < g.kend - w);
+        if constexpr (walls >= 0) {
+            __builtin_assume(SQ_K0 + k >= g.kstart + walls);
+            __builtin_assume(SQ_K0 + k < g.kend - walls);
         }
     }
 };
