@@ -202,6 +202,14 @@ struct AdvecU2i5 {
     int jj, kk;
     int kstart, kend;
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
+    // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
+    static constexpr int stage_reach = 3;
+    template <class S, class K>
+    SQ_HD static void staged_inputs(S& s, K& f) {
+        s.field(f.u, -3, 3);
+        s.field(f.v, 0, 0);
+        s.field(f.w, 0, 1);
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -227,6 +235,14 @@ struct AdvecV2i5 {
     int jj, kk;
     int kstart, kend;
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
+    // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
+    static constexpr int stage_reach = 3;
+    template <class S, class K>
+    SQ_HD static void staged_inputs(S& s, K& f) {
+        s.field(f.u, 0, 0);
+        s.field(f.v, -3, 3);
+        s.field(f.w, 0, 1);
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -253,6 +269,14 @@ struct AdvecW2i5 {
     int jj, kk;
     int kstart, kend;
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
+    // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
+    static constexpr int stage_reach = 3;
+    template <class S, class K>
+    SQ_HD static void staged_inputs(S& s, K& f) {
+        s.field(f.u, -1, 0);
+        s.field(f.v, -1, 0);
+        s.field(f.w, -3, 3);
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -277,6 +301,15 @@ struct AdvecS2i5 {
     int jj, kk;
     int kstart, kend;
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
+    // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
+    static constexpr int stage_reach = 3;
+    template <class S, class K>
+    SQ_HD static void staged_inputs(S& s, K& f) {
+        s.field(f.s, -3, 3);
+        s.field(f.u, 0, 0);
+        s.field(f.v, 0, 0);
+        s.field(f.w, 0, 1);
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;

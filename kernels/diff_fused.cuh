@@ -20,6 +20,20 @@ struct DiffUVWSmag {
     int jj, kk;
 
     static constexpr int wall_levels = 1; // as DiffUSmag, DiffVSmag; w skips kstart
+    // The 3-D inputs, each with the levels it is read at around k, and the wall fluxes
+    // (stage.cuh).
+    static constexpr int stage_reach = 1;
+    template <class S, class K>
+    SQ_HD static void staged_inputs(S& s, K& f) {
+        s.field(f.u, -1, 1);
+        s.field(f.v, -1, 1);
+        s.field(f.w, -1, 1);
+        s.field(f.evisc, -1, 1);
+        s.surface(f.ufluxbot);
+        s.surface(f.ufluxtop);
+        s.surface(f.vfluxbot);
+        s.surface(f.vfluxtop);
+    }
 
     struct Tendencies {
         T u, v, w;

@@ -1,8 +1,9 @@
 // GPU (label gpu): every tunable 3-D kernel, in its default and 20 sampled configurations
-// per precision, gives the CPU path's result on random non-zero fields of a non-cubic
-// grid with ghost cells. Outputs are poisoned (NaN) outside the range first; the poison
-// must survive exactly where it survives on the CPU. Also the dispatch (launch.h with the
-// backend active), the reductions and the 2-D kernels. Skips without a GPU.
+// per precision (at least 8 of them staged where the kernel can stage its inputs), gives the CPU
+// path's result on random non-zero fields of a non-cubic grid with ghost cells. Outputs are
+// poisoned (NaN) outside the range first; the poison must survive exactly where it survives on the
+// CPU. Also the dispatch (launch.h with the backend active), the reductions and the 2-D kernels.
+// Skips without a GPU.
 #include "backends/launch.h"
 #include "kernel_harness.h"
 
@@ -19,6 +20,7 @@ using namespace squall::gpu::testing;
 
 const TestGrid kGrid{40, 36, 28};
 constexpr int kSamples = 20;
+constexpr int kStagedSamples = 8;
 
 rt::Runtime* runtime() {
     static std::unique_ptr<rt::Runtime> rt = [] {
@@ -49,9 +51,17 @@ void add_check(std::vector<rt::Runtime::Request>& reqs, std::vector<rt::KernelDe
     const size_t first = reqs.size();
     std::mt19937_64 rng(seed);
     std::vector<rt::Config> configs{def.space().default_config()};
+    // Stageable kernels: at least kStagedSamples of the samples stage their inputs.
+    const int stage = def.space().param_index("stage");
+    int staged = 0;
     while (configs.size() < kSamples + 1) {
         auto c = def.space().sample(rng, gpu::problem_of(r), runtime()->device());
-        if (c) configs.push_back(*c);
+        if (!c) continue;
+        const bool is_staged = stage >= 0 && (*c)[size_t(stage)].as_int() == 1;
+        const int missing = stage >= 0 ? kStagedSamples - staged : 0;
+        if (!is_staged && int(kSamples + 1 - configs.size()) <= missing) continue;
+        staged += is_staged;
+        configs.push_back(*c);
     }
     for (const auto& c : configs) reqs.push_back({nullptr, gpu::problem_of(r), c});
     const size_t index = defs.size() - 1;

@@ -5,13 +5,11 @@
 // same check with W - 1 must find a difference, so an under-declared W cannot pass.
 #include "backends/cuda/gpu_launch.h"
 #include "backends/cuda/traverse.cuh"
-#include "kernel_list.h"
+#include "host_fill.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
-#include <string>
 #include <vector>
 
 namespace {
@@ -19,34 +17,6 @@ namespace {
 using namespace squall;
 using namespace squall::gpu;
 using namespace squall::gpu::testing;
-
-// Fills every member of f from its parameter table: arrays with random values in
-// [0.5, 1.5) (nullable 2-D arrays too, so that wall fluxes are in use), scalars likewise,
-// ints other than the strides and walls left as blank_kernel set them.
-template <class F, typename T>
-void fill(F& f, const TestGrid& g, std::vector<std::vector<T>>& storage, uint32_t seed) {
-    const KernelType kt = gpu::detail::kernel_type<F>(Form::traverse3d);
-    const FlatLayout* layout = flat_layout(kt);
-    ASSERT_NE(layout, nullptr) << F::name;
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> dist(0.5, 1.5);
-    const auto members = table_members(F::name);
-    for (size_t n = 0; n < members.size(); ++n) {
-        char* at = reinterpret_cast<char*>(&f) + layout->offsets[n];
-        const std::string& kind = members[n].kind;
-        if (kind == "int") continue;
-        if (kind == "T") {
-            const T v = T(dist(rng));
-            std::memcpy(at, &v, sizeof v);
-            continue;
-        }
-        const size_t pad = g.lead(kind), count = g.elements(kind);
-        storage.emplace_back(count);
-        for (T& v : storage.back()) v = T(dist(rng));
-        T* p = storage.back().data() + pad;
-        std::memcpy(at, &p, sizeof p);
-    }
-}
 
 // Number of points at levels w_check or more away from both walls whose value changes when
 // the walls move 20 levels further out.

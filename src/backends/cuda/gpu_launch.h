@@ -5,6 +5,7 @@
 // and instantiates it through the runtime (wisdom -> NVRTC/cache -> module). After that
 // a launch is a short linear search plus cuLaunchKernel. See README.md.
 #include "backends/cuda/kernel_defs.h"
+#include "backends/cuda/stage.cuh"
 #include "kernels/common.cuh"
 #include "runtime/runtime.h"
 
@@ -99,8 +100,16 @@ KernelType kernel_type(Form form) {
     const bool deferrable = requires(const F& f) {
         f.store(0, 0, 0, f.value(0, 0, 0));
     };
-    return {F::name,   type_name<F>(), sizeof(T) == 4 ? "float" : "double",
-            sizeof(F), form,           deferrable};
+    KernelType t{F::name,   type_name<F>(), sizeof(T) == 4 ? "float" : "double",
+                 sizeof(F), form,           deferrable};
+    if constexpr (requires { F::stage_reach; }) {
+        sq::StageCount c{0};
+        F f{};
+        F::staged_inputs(c, f);
+        t.stage_reach = F::stage_reach;
+        t.stage_planes = c.planes, t.stage_fields = c.fields;
+    }
+    return t;
 }
 
 template <class F>

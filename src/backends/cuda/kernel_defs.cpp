@@ -99,7 +99,28 @@ rt::Access member_access(const Member& m) {
     return rt::Access::in;
 }
 
-void add_traverse3d(rt::KernelDef& d, bool deferrable) {
+// Shared-memory staging (stage.cuh): the block marches stage_levels levels over an x-y
+// chunk of one level (no z tiles or blocks, no y marching), with deferred stores.
+void add_staging(rt::KernelDef& d, const KernelType& t) {
+    const int reach2 = 2 * t.stage_reach;
+    const std::string bytes =
+        fmt::format("stage * {} * (block_x * tile_x + {}) * (block_y * tile_y + {}) * ({} + {} * "
+                    "stage_depth)",
+                    t.prec == "float" ? 4 : 8, reach2, reach2, t.stage_planes, t.stage_fields);
+    d.tune("stage", {0, 1}, 0)
+        .tune("stage_levels", {16, 32, 64, 128, 256}, 64)
+        .tune("stage_depth", {1, 2, 3}, 2)
+        .restriction("stage == 0 || (block_z == 1 && tile_z == 1 && march_y == 1 && "
+                     "march_z == 1 && defer == 1)")
+        .restriction("stage == 1 || (stage_levels == 64 && stage_depth == 2)")
+        .restriction(bytes + " <= device.max_shared_memory_per_block_optin")
+        .shared_memory(bytes)
+        .define("SQ_STAGE", rt::expr("stage"))
+        .define("SQ_STAGE_DEPTH", rt::expr("stage_depth"));
+}
+
+void add_traverse3d(rt::KernelDef& d, const KernelType& t) {
+    const bool deferrable = t.deferrable;
     namespace sp = space;
     auto values = [](const auto& a) { return std::vector<rt::Value>(a.begin(), a.end()); };
     d.tune("block_x", values(sp::block_x), 256)
@@ -131,16 +152,23 @@ void add_traverse3d(rt::KernelDef& d, bool deferrable) {
             .define("SQ_DEFER", rt::expr("defer"));
     // Declared last so that older wisdom files stay a prefix of the parameter list.
     d.tune("march_y", values(sp::march), 1).tune("march_z", values(sp::march), 1);
+    // Levels a block marches through (chunks of block_z * tile_z levels).
+    std::string levels = "march_z";
+    if (deferrable && t.stage_reach >= 0 && flat_layout(t)) {
+        add_staging(d, t);
+        levels = "(stage ? stage_levels : march_z)";
+    }
     const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
                              {"SQ_TX", "tile_x"},     {"SQ_TY", "tile_y"},   {"SQ_TZ", "tile_z"},
                              {"SQ_CX", "contig_x"},   {"SQ_CY", "contig_y"}, {"SQ_CZ", "contig_z"},
-                             {"SQ_UNROLL", "unroll"}, {"SQ_PERM", "perm"},   {"SQ_MY", "march_y"},
-                             {"SQ_MZ", "march_z"}};
+                             {"SQ_UNROLL", "unroll"}, {"SQ_PERM", "perm"},   {"SQ_MY", "march_y"}};
     for (const auto& kv : defs) d.define(kv[0], rt::expr(kv[1]));
+    d.define("SQ_MZ", rt::expr(levels));
     d.define("SQ_3D", 1)
         .block_size("block_x", "block_y", "block_z")
         .grid_size("ceil_div(problem.x, block_x * tile_x) * ceil_div(problem.y, block_y * "
-                   "tile_y * march_y) * ceil_div(problem.z, block_z * tile_z * march_z)")
+                   "tile_y * march_y) * ceil_div(problem.z, block_z * tile_z * " +
+                   levels + ")")
         .launch_bounds("block_x * block_y * block_z", "blocks_per_sm");
 }
 
@@ -217,7 +245,7 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     d.define("SQ_JJ", v.jj).define("SQ_KK", v.kk);
     switch (t.form) {
     case Form::traverse3d:
-        add_traverse3d(d, t.deferrable);
+        add_traverse3d(d, t);
         break;
     case Form::traverse2d:
         d.tune("block_x", {32, 64, 128, 256}, 128)

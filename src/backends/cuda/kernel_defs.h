@@ -21,6 +21,11 @@ struct KernelType {
     size_t size = 0;      // sizeof(F), checked against the parameter table
     Form form = Form::traverse3d;
     bool deferrable = false; // has value(i, j, k) and store(i, j, k, v): deferred stores
+    // Shared-memory staging (stage.cuh), for kernels that declare staged_inputs: the
+    // x-y reach (-1: not stageable) and the planes per block, stage_planes +
+    // stage_fields * stage_depth.
+    int stage_reach = -1;
+    int stage_planes = 0, stage_fields = 0;
     std::string key() const { return name + "_" + prec; }
 };
 

@@ -13,12 +13,16 @@
 //   SQ_MY SQ_MZ           chunks a block marches through along y and z
 //   SQ_UNROLL             1: unroll the tile loops
 //   SQ_DEFER              1: compute the whole tile, then store it (kernels with value/store)
+//   SQ_STAGE SQ_STAGE_DEPTH  1: stage the 3-D inputs in shared memory (stage.cuh), loading
+//                            SQ_STAGE_DEPTH levels ahead; the block marches SQ_MZ levels
 // plus SQUALL_LAUNCH_BOUNDS from the runtime (threads, blocks per SM).
 // Under NVRTC every header is included by its short name, as kernels/ does, so that
 // #pragma once sees one file (the in-memory headers exist under several names).
 #if defined(__CUDACC_RTC__)
 #include "common.cuh"
+#include "stage.cuh"
 #else
+#include "backends/cuda/stage.cuh"
 #include "kernels/common.cuh"
 #endif
 
@@ -146,7 +150,9 @@ SQ_HD void trav_tile(const TraverseShape& s, int i0, int j0, int k0, int di, int
 // branch-free path (deferred stores when MAXPTS > 0, see trav_tile; the tile loops must
 // then be unrolled, or the values go to local memory); only chunks at the far edges
 // check each point. visit.z_interior(k_lo, k_hi) says whether levels k_lo..k_hi are all
-// away from the walls (used with deferred stores).
+// away from the walls (used with deferred stores). visit.next_chunk(mk, ci, cj, ck) is
+// called by every thread before each z-chunk (origin ci, cj, ck): the staged traversal
+// loads the chunk's inputs there.
 template <int MAXPTS = 0, class Visit>
 SQ_HD void traverse_thread(const TraverseShape& s, int b, int thx, int thy, int thz,
                            const Visit& visit) {
@@ -159,6 +165,7 @@ SQ_HD void traverse_thread(const TraverseShape& s, int b, int thx, int thy, int 
     for (int mk = 0; mk < s.mz; ++mk) {
         const int ck = (bk * s.mz + mk) * spz; // first level of the chunk
         const int k0 = ck + (s.cz ? thz * s.tz : thz);
+        visit.next_chunk(mk, bi * spx, bj * s.my * spy, ck);
         SQ_MARCH_LOOP
         for (int mj = 0; mj < s.my; ++mj) {
             const int cj = (bj * s.my + mj) * spy; // first row of the chunk
@@ -238,6 +245,7 @@ struct TravVisit {
         g.store(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k, v);
     }
     static constexpr int walls = wall_levels_of<F>(0); // -1: no wall branches
+    SQ_HD void next_chunk(int, int, int, int) const {}
     SQ_HD bool z_interior(int k_lo, int k_hi) const {
         if constexpr (walls < 0)
             return false;
@@ -252,8 +260,75 @@ struct TravVisit {
     }
 };
 
+#if defined(SQ_STAGE) && SQ_STAGE
+// Asynchronous global-to-shared copies (sm_80 and later) for the staged traversal.
+struct StageCopyAsync {
+    template <typename T>
+    static __device__ __forceinline__ void copy(T* dst, const T* src) {
+        const unsigned d = unsigned(__cvta_generic_to_shared(dst));
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(src),
+                     "n"(int(sizeof(T)))
+                     : "memory");
+    }
+    static __device__ __forceinline__ void commit() {
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+    }
+    // Until at most `depth` groups (the levels ahead) are in flight, then a barrier.
+    static __device__ __forceinline__ void wait_and_sync(int depth) {
+        if (depth <= 1)
+            asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+        else if (depth == 2)
+            asm volatile("cp.async.wait_group 2;\n" ::: "memory");
+        else
+            asm volatile("cp.async.wait_group 3;\n" ::: "memory");
+        __syncthreads();
+    }
+};
+
+template <template <class> class K, class T>
+__device__ T stage_value_type(const K<T>*);
+
+// TravVisit whose value() reads the staged inputs; stores go to the global fields.
 template <class F>
-__device__ __forceinline__ void traverse_body(const F& g) {
+struct StagedVisit : TravVisit<F> {
+    using T = decltype(stage_value_type(static_cast<const F*>(nullptr)));
+    static constexpr int reach = F::stage_reach;
+    mutable F staged;
+    static constexpr int threads = SQ_BX * SQ_BY * SQ_BZ;
+    static constexpr int box = (SQ_BX * SQ_TX + 2 * reach) * (SQ_BY * SQ_TY + 2 * reach);
+    mutable Stager<F, T, StageCopyAsync, (box + threads - 1) / threads> st;
+    int nlev;
+
+    // The block's box and first windows are known before the traversal's loops, so that
+    // every geometry value is a constant or loop-invariant there.
+    __device__ StagedVisit(const F& g, const TraverseShape& s, T* smem, int nlev)
+        : TravVisit<F>{g}, staged(g), st{{}, smem, 0, threads, {}} {
+        int bi, bj, bk;
+        trav_unravel(s, int(blockIdx.x), bi, bj, bk);
+        const int ci = bi * s.bx * s.tx, cj = bj * s.by * s.ty, ck = bk * s.mz;
+        StageGeom& b = st.g;
+        b.sx = SQ_BX * SQ_TX + 2 * reach, b.sy = SQ_BY * SQ_TY + 2 * reach;
+        b.depth = SQ_STAGE_DEPTH, b.jj = SQ_JJ, b.kk = SQ_KK;
+        b.x0 = SQ_I0 + ci - reach, b.y0 = SQ_J0 + cj - reach;
+        b.xlim = min_(b.sx, SQ_NI - ci + 2 * reach), b.ylim = min_(b.sy, SQ_NJ - cj + 2 * reach);
+        b.kb = SQ_K0 + ck, b.steps = min_(SQ_MZ, SQ_NK - ck), b.nlev = nlev;
+        st.tid = int(threadIdx.x + SQ_BX * (threadIdx.y + SQ_BY * threadIdx.z));
+        st.begin(this->g, staged);
+    }
+    // Chunk mk of the block is level kb + mk (block_z = tile_z = 1, march_y = 1).
+    __device__ void next_chunk(int mk, int, int, int) const { st.step(mk, this->g, staged); }
+    __device__ void operator()(int i, int j, int k) const {
+        this->g.store(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k,
+                      staged.value(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k));
+    }
+    __device__ auto value(int i, int j, int k) const {
+        return staged.value(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k);
+    }
+};
+#endif
+
+template <class F>
+__device__ __forceinline__ void traverse_body(const F& g, int nlev) {
     constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY,   SQ_BZ, SQ_TX, SQ_TY,
                               SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM, SQ_MY, SQ_MZ};
 #if defined(SQ_DEFER) && SQ_DEFER
@@ -261,8 +336,16 @@ __device__ __forceinline__ void traverse_body(const F& g) {
 #else
     constexpr int maxpts = 0;
 #endif
+#if defined(SQ_STAGE) && SQ_STAGE
+    extern __shared__ __align__(16) unsigned char sq_stage_smem[];
+    using T = typename StagedVisit<F>::T;
+    const StagedVisit<F> visit(g, s, reinterpret_cast<T*>(sq_stage_smem), nlev);
+#else
+    (void)nlev;
+    const TravVisit<F> visit{g};
+#endif
     traverse_thread<maxpts>(s, int(blockIdx.x), int(threadIdx.x), int(threadIdx.y),
-                            int(threadIdx.z), TravVisit<F>{g});
+                            int(threadIdx.z), visit);
 }
 
 } // namespace sq
@@ -272,18 +355,17 @@ template <class F>
 __global__ void SQUALL_LAUNCH_BOUNDS sq_traverse(F f) {
     F g = f;
     sq::trav_set_strides(g, SQ_JJ, SQ_KK, 0);
-    sq::traverse_body(g);
+    sq::traverse_body(g, 0);
 }
 
 // The struct's members as separate parameters (SQ_FLAT_PARAMS / SQ_FLAT_INIT, generated
 // from the backend's parameter table): the runtime can then capture every array.
-// sq_nlev (levels of the 3-D arrays, for the capture sizes) is not used by the kernel.
+// sq_nlev: levels of the 3-D arrays (capture sizes; the staged loads stay below it).
 #ifdef SQ_FLAT_PARAMS
 template <class F>
 __global__ void SQUALL_LAUNCH_BOUNDS sq_traverse_flat(SQ_FLAT_PARAMS, int sq_nlev) {
-    (void)sq_nlev;
     const F g{SQ_FLAT_INIT};
-    sq::traverse_body(g);
+    sq::traverse_body(g, sq_nlev);
 }
 #endif
 #endif // SQ_3D

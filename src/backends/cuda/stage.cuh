@@ -1,0 +1,165 @@
+#pragma once
+// Shared-memory staging for the traversal (tunable `stage`): a block owns an x-y chunk
+// and marches up through `stage_levels` levels, one level per step. Each 3-D input the
+// kernel declares (F::staged_inputs) lives in shared memory as a ring of x-y planes,
+// the chunk plus F::stage_reach points on every side, and the levels it is read at
+// around k (its window). Loads run `depth` levels ahead of the computation (on the
+// device asynchronously, cp.async), so each element comes from L2 or DRAM once per block
+// instead of once per stencil point, and the per-point function runs unchanged on a copy
+// of the kernel whose input pointers and strides address the staged planes.
+//
+// A window must be contiguous for the kernel's `p + n*kk` arithmetic, so the ring of R
+// planes is followed by mirrors of its first W - 1 planes: the window of step s starts
+// at slot s % R and never wraps. R = W + depth + 1 keeps the planes of the step before
+// intact while the next level loads (one barrier per level).
+//
+// Everything here is host and device code; the device supplies the asynchronous copy and
+// the barrier (Copy: copy(dst, src), commit(), wait_and_sync(depth)), the host test a
+// plain copy, and both run the same index arithmetic.
+#if defined(__CUDACC_RTC__)
+#include "common.cuh"
+#else
+#include "kernels/common.cuh"
+#endif
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define SQ_STAGE_LOOP _Pragma("unroll")
+#else
+#define SQ_STAGE_LOOP
+#endif
+
+namespace sq {
+
+// The box and pipeline of one staged block.
+struct StageGeom {
+    int sx, sy;     // box extents: the chunk plus the reach on both sides (sx: row stride)
+    int depth;      // levels loaded ahead of the one computed
+    int jj, kk;     // strides of the global fields
+    int x0, y0;     // absolute (i, j) of the box's first element
+    int xlim, ylim; // box elements inside the allocation (the range plus the reach)
+    int kb;         // absolute level of the block's first step
+    int steps;      // steps the block computes (levels inside the range)
+    int nlev;       // levels of the 3-D arrays: loads stay within [0, nlev)
+    SQ_HD int plane() const { return sx * sy; }
+    SQ_HD static int window(int zlo, int zhi) { return zhi - zlo + 1; }
+    SQ_HD int ring(int w) const { return w + depth + 1; }
+    SQ_HD int planes(int w) const { return ring(w) + w - 1; }
+};
+
+// Shared-memory planes of a kernel's staged inputs (host: the launch's dynamic shared
+// memory; device: the offsets of each array).
+struct StageCount {
+    int depth = 1, planes = 0, fields = 0, surfaces = 0;
+    template <class P>
+    SQ_HD void field(P&, int zlo, int zhi) {
+        const int w = StageGeom::window(zlo, zhi);
+        planes += w + depth + 1 + w - 1, ++fields;
+    }
+    template <class P>
+    SQ_HD void surface(P&) {
+        ++planes, ++surfaces;
+    }
+};
+
+// Issues the loads of one step: relative level r = n + w - 1 of every field (the new top
+// of its window n - depth steps later); with n = 0 the whole first window and the
+// surfaces. Thread tid copies box elements tid + m * threads, m < MAXE, whose global
+// offsets (x + y * jj from the box origin, -1 outside the allocation) it worked out once.
+template <typename T, class Copy, int MAXE>
+struct StageIssue {
+    const StageGeom& g;
+    T* smem;
+    const int* goff;
+    int n, tid, threads;
+    int off = 0; // planes used by the arrays visited so far
+
+    SQ_HD void plane(T* dst, const T* src) const {
+        SQ_STAGE_LOOP
+        for (int m = 0; m < MAXE; ++m)
+            if (goff[m] >= 0) Copy::copy(dst + tid + m * threads, src + goff[m]);
+    }
+    SQ_HD void level(const T* a, int zlo, int w, int r) const {
+        const int l = g.kb + zlo + r, slot = r % g.ring(w);
+        if (r > w - 1 + g.steps - 1 || l < 0 || l >= g.nlev) return;
+        const T* src = a + (g.x0 + g.y0 * g.jj) + l * g.kk;
+        plane(smem + (off + slot) * g.plane(), src);
+        if (slot < w - 1) plane(smem + (off + slot + g.ring(w)) * g.plane(), src);
+    }
+    template <class P>
+    SQ_HD void field(P& a, int zlo, int zhi) {
+        const int w = StageGeom::window(zlo, zhi);
+        if (n == 0)
+            for (int r = 0; r < w; ++r) level(a, zlo, w, r);
+        else
+            level(a, zlo, w, n + w - 1);
+        off += g.planes(w);
+    }
+    template <class P>
+    SQ_HD void surface(P& a) {
+        if (n == 0 && a) plane(smem + off * g.plane(), a + (g.x0 + g.y0 * g.jj));
+        ++off;
+    }
+};
+
+// Points the staged copy's inputs at step s's windows; surfaces (the same for every
+// step) only with s < 0, keeping nullptr (no prescribed flux) as it is.
+template <typename T>
+struct StageRebase {
+    const StageGeom& g;
+    T* smem;
+    int s;
+    int off = 0;
+
+    template <class P>
+    SQ_HD void field(P& a, int zlo, int zhi) {
+        const int w = StageGeom::window(zlo, zhi);
+        if (s >= 0)
+            a = smem + (off + s % g.ring(w)) * g.plane() -
+                (g.x0 + g.y0 * g.sx + (g.kb + s + zlo) * g.plane());
+        off += g.planes(w);
+    }
+    template <class P>
+    SQ_HD void surface(P& a) {
+        if (s < 0 && a) a = smem + off * g.plane() - (g.x0 + g.y0 * g.sx);
+        ++off;
+    }
+};
+
+// One block's staging: begin() works out the thread's box elements and issues the first
+// windows; step(s) issues level s + depth, waits until step s's windows are complete and
+// visible, and rebases `staged`, the kernel copy whose value() then reads shared memory
+// (strides sx and sx * sy). MAXE: box elements per thread, at least ceil(plane / threads).
+template <class F, typename T, class Copy, int MAXE>
+struct Stager {
+    StageGeom g;
+    T* smem;
+    int tid, threads;
+    int goff[MAXE];
+
+    SQ_HD void begin(const F& src, F& staged) {
+        SQ_STAGE_LOOP
+        for (int m = 0; m < MAXE; ++m) {
+            const int e = tid + m * threads, x = e % g.sx, y = e / g.sx;
+            goff[m] = e < g.plane() && x < g.xlim && y < g.ylim ? x + y * g.jj : -1;
+        }
+        for (int n = 0; n < g.depth; ++n) {
+            StageIssue<T, Copy, MAXE> issue{g, smem, goff, n, tid, threads};
+            F::staged_inputs(issue, src);
+            Copy::commit();
+        }
+        staged.jj = g.sx;
+        staged.kk = g.plane();
+        StageRebase<T> surfaces{g, smem, -1};
+        F::staged_inputs(surfaces, staged);
+    }
+    SQ_HD void step(int s, const F& src, F& staged) const {
+        StageIssue<T, Copy, MAXE> issue{g, smem, goff, s + g.depth, tid, threads};
+        F::staged_inputs(issue, src);
+        Copy::commit();
+        Copy::wait_and_sync(g.depth);
+        StageRebase<T> rebase{g, smem, s};
+        F::staged_inputs(rebase, staged);
+    }
+};
+
+} // namespace sq

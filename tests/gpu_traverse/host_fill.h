@@ -1,0 +1,44 @@
+#pragma once
+// Host-side filling of a kernel struct for the host tests of the GPU backend's contracts
+// (wall_levels, staged inputs): every array of its parameter table gets random values.
+#include "backends/cuda/gpu_launch.h"
+#include "kernel_list.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace squall::gpu::testing {
+
+// Fills every member of f from its parameter table: arrays with random values in
+// [0.5, 1.5) (nullable 2-D arrays too, so that wall fluxes are in use), scalars likewise,
+// ints other than the strides and walls left as blank_kernel set them.
+template <class F, typename T>
+void fill(F& f, const TestGrid& g, std::vector<std::vector<T>>& storage, uint32_t seed) {
+    const KernelType kt = gpu::detail::kernel_type<F>(Form::traverse3d);
+    const FlatLayout* layout = flat_layout(kt);
+    ASSERT_NE(layout, nullptr) << F::name;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> dist(0.5, 1.5);
+    const auto members = table_members(F::name);
+    for (size_t n = 0; n < members.size(); ++n) {
+        char* at = reinterpret_cast<char*>(&f) + layout->offsets[n];
+        const std::string& kind = members[n].kind;
+        if (kind == "int") continue;
+        if (kind == "T") {
+            const T v = T(dist(rng));
+            std::memcpy(at, &v, sizeof v);
+            continue;
+        }
+        const size_t pad = g.lead(kind), count = g.elements(kind);
+        storage.emplace_back(count);
+        for (T& v : storage.back()) v = T(dist(rng));
+        T* p = storage.back().data() + pad;
+        std::memcpy(at, &p, sizeof p);
+    }
+}
+
+} // namespace squall::gpu::testing
