@@ -1,6 +1,7 @@
 #pragma once
-// Host-side filling of a kernel struct for the host tests of the GPU backend's contracts
-// (wall_levels, staged inputs): every array of its parameter table gets random values.
+// Host-side filling of a kernel struct, and a loop over the kernel list, for the host tests of the
+// GPU backend's contracts (wall_levels, staged inputs): every array of its parameter table gets
+// random values.
 #include "backends/cuda/gpu_launch.h"
 #include "kernel_list.h"
 
@@ -39,6 +40,16 @@ void fill(F& f, const TestGrid& g, std::vector<std::vector<T>>& storage, uint32_
         T* p = storage.back().data() + pad;
         std::memcpy(at, &p, sizeof p);
     }
+}
+
+// Calls check(static_cast<K<T>*>(nullptr), count) for every kernel of the list in float
+// and double; returns the count the checks incremented (the kernels they applied to).
+template <template <class> class... K, class Check>
+int for_each_kernel(KernelList<K...>, Check check) {
+    int count = 0;
+    (check(static_cast<K<float>*>(nullptr), count), ...);
+    (check(static_cast<K<double>*>(nullptr), count), ...);
+    return count;
 }
 
 } // namespace squall::gpu::testing
