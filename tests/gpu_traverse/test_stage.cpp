@@ -48,8 +48,7 @@ long mismatches(const TestGrid& g, const Layout& lay, uint32_t seed) {
     const sq::Range3 r = g.range(F::name);
     const int ni = r.i1 - r.i0, nj = r.j1 - r.j0, nk = r.k1 - r.k0, h = Staged::stage_reach;
     sq::StageCount count{lay.depth};
-    Staged probe = src;
-    Staged::staged_inputs(count, probe);
+    Staged::staged_inputs(count, src);
     sq::StageGeom geom{};
     geom.sx = lay.spx + 2 * h, geom.sy = lay.spy + 2 * h, geom.depth = lay.depth;
     geom.jj = g.jj(), geom.kk = g.kk(), geom.nlev = r.k1 + 1;

@@ -41,7 +41,8 @@ struct Emulated {
     // Staged shapes (one level per chunk): values only at the level of the last chunk
     // begun, whose inputs are the ones staged.
     int* staged_level = nullptr;
-    void next_chunk(int, int, int, int ck) const {
+    void begin_block(int, int, int) const {}
+    void next_chunk(int, int ck) const {
         if (staged_level) *staged_level = ck;
     }
     Point value(int i, int j, int k) const {

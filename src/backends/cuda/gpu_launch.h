@@ -104,7 +104,7 @@ KernelType kernel_type(Form form) {
                  sizeof(F), form,           deferrable};
     if constexpr (requires { F::stage_reach; }) {
         sq::StageCount c{0};
-        F f{};
+        const F f{};
         F::staged_inputs(c, f);
         t.stage_reach = F::stage_reach;
         t.stage_planes = c.planes, t.stage_fields = c.fields;

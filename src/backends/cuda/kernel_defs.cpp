@@ -119,7 +119,7 @@ void add_staging(rt::KernelDef& d, const KernelType& t) {
         .define("SQ_STAGE_DEPTH", rt::expr("stage_depth"));
 }
 
-void add_traverse3d(rt::KernelDef& d, const KernelType& t) {
+void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
     const bool deferrable = t.deferrable;
     namespace sp = space;
     auto values = [](const auto& a) { return std::vector<rt::Value>(a.begin(), a.end()); };
@@ -154,7 +154,7 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t) {
     d.tune("march_y", values(sp::march), 1).tune("march_z", values(sp::march), 1);
     // Levels a block marches through (chunks of block_z * tile_z levels).
     std::string levels = "march_z";
-    if (deferrable && t.stage_reach >= 0 && flat_layout(t)) {
+    if (deferrable && t.stage_reach >= 0 && flat) {
         add_staging(d, t);
         levels = "(stage ? stage_levels : march_z)";
     }
@@ -245,7 +245,7 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     d.define("SQ_JJ", v.jj).define("SQ_KK", v.kk);
     switch (t.form) {
     case Form::traverse3d:
-        add_traverse3d(d, t);
+        add_traverse3d(d, t, flat);
         break;
     case Form::traverse2d:
         d.tune("block_x", {32, 64, 128, 256}, 128)

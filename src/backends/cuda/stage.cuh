@@ -43,21 +43,22 @@ struct StageGeom {
     SQ_HD int plane() const { return sx * sy; }
     SQ_HD static int window(int zlo, int zhi) { return zhi - zlo + 1; }
     SQ_HD int ring(int w) const { return w + depth + 1; }
-    SQ_HD int planes(int w) const { return ring(w) + w - 1; }
+    SQ_HD int planes(int w) const { return planes(w, depth); }
+    // The ring plus the mirrors of its first w - 1 planes.
+    SQ_HD static int planes(int w, int depth) { return 2 * w + depth; }
 };
 
 // Shared-memory planes of a kernel's staged inputs (host: the launch's dynamic shared
 // memory; device: the offsets of each array).
 struct StageCount {
-    int depth = 1, planes = 0, fields = 0, surfaces = 0;
+    int depth = 1, planes = 0, fields = 0;
     template <class P>
     SQ_HD void field(P&, int zlo, int zhi) {
-        const int w = StageGeom::window(zlo, zhi);
-        planes += w + depth + 1 + w - 1, ++fields;
+        planes += StageGeom::planes(StageGeom::window(zlo, zhi), depth), ++fields;
     }
     template <class P>
     SQ_HD void surface(P&) {
-        ++planes, ++surfaces;
+        ++planes;
     }
 };
 

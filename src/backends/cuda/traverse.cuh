@@ -150,9 +150,9 @@ SQ_HD void trav_tile(const TraverseShape& s, int i0, int j0, int k0, int di, int
 // branch-free path (deferred stores when MAXPTS > 0, see trav_tile; the tile loops must
 // then be unrolled, or the values go to local memory); only chunks at the far edges
 // check each point. visit.z_interior(k_lo, k_hi) says whether levels k_lo..k_hi are all
-// away from the walls (used with deferred stores). visit.next_chunk(mk, ci, cj, ck) is
-// called by every thread before each z-chunk (origin ci, cj, ck): the staged traversal
-// loads the chunk's inputs there.
+// away from the walls (used with deferred stores). Every thread calls
+// visit.begin_block(ci, cj, ck) with the block's first point, then visit.next_chunk(mk, ck)
+// before each z-chunk (first level ck): the staged traversal loads its inputs there.
 template <int MAXPTS = 0, class Visit>
 SQ_HD void traverse_thread(const TraverseShape& s, int b, int thx, int thy, int thz,
                            const Visit& visit) {
@@ -161,11 +161,12 @@ SQ_HD void traverse_thread(const TraverseShape& s, int b, int thx, int thy, int 
     const int spx = s.bx * s.tx, spy = s.by * s.ty, spz = s.bz * s.tz;
     const int i0 = bi * spx + (s.cx ? thx * s.tx : thx), di = s.cx ? 1 : s.bx;
     const int dj = s.cy ? 1 : s.by, dk = s.cz ? 1 : s.bz;
+    visit.begin_block(bi * spx, bj * s.my * spy, bk * s.mz * spz);
     SQ_MARCH_LOOP
     for (int mk = 0; mk < s.mz; ++mk) {
         const int ck = (bk * s.mz + mk) * spz; // first level of the chunk
         const int k0 = ck + (s.cz ? thz * s.tz : thz);
-        visit.next_chunk(mk, bi * spx, bj * s.my * spy, ck);
+        visit.next_chunk(mk, ck);
         SQ_MARCH_LOOP
         for (int mj = 0; mj < s.my; ++mj) {
             const int cj = (bj * s.my + mj) * spy; // first row of the chunk
@@ -245,7 +246,8 @@ struct TravVisit {
         g.store(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k, v);
     }
     static constexpr int walls = wall_levels_of<F>(0); // -1: no wall branches
-    SQ_HD void next_chunk(int, int, int, int) const {}
+    SQ_HD void begin_block(int, int, int) const {}
+    SQ_HD void next_chunk(int, int) const {}
     SQ_HD bool z_interior(int k_lo, int k_hi) const {
         if constexpr (walls < 0)
             return false;
@@ -299,13 +301,11 @@ struct StagedVisit : TravVisit<F> {
     mutable Stager<F, T, StageCopyAsync, (box + threads - 1) / threads> st;
     int nlev;
 
-    // The block's box and first windows are known before the traversal's loops, so that
-    // every geometry value is a constant or loop-invariant there.
-    __device__ StagedVisit(const F& g, const TraverseShape& s, T* smem, int nlev)
-        : TravVisit<F>{g}, staged(g), st{{}, smem, 0, threads, {}} {
-        int bi, bj, bk;
-        trav_unravel(s, int(blockIdx.x), bi, bj, bk);
-        const int ci = bi * s.bx * s.tx, cj = bj * s.by * s.ty, ck = bk * s.mz;
+    __device__ StagedVisit(const F& g, T* smem, int nlev_)
+        : TravVisit<F>{g}, staged(g), st{{}, smem, 0, threads, {}}, nlev(nlev_) {}
+    // Before the traversal's loops, so that every geometry value is a constant or
+    // loop-invariant there.
+    __device__ void begin_block(int ci, int cj, int ck) const {
         StageGeom& b = st.g;
         b.sx = SQ_BX * SQ_TX + 2 * reach, b.sy = SQ_BY * SQ_TY + 2 * reach;
         b.depth = SQ_STAGE_DEPTH, b.jj = SQ_JJ, b.kk = SQ_KK;
@@ -316,11 +316,8 @@ struct StagedVisit : TravVisit<F> {
         st.begin(this->g, staged);
     }
     // Chunk mk of the block is level kb + mk (block_z = tile_z = 1, march_y = 1).
-    __device__ void next_chunk(int mk, int, int, int) const { st.step(mk, this->g, staged); }
-    __device__ void operator()(int i, int j, int k) const {
-        this->g.store(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k,
-                      staged.value(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k));
-    }
+    __device__ void next_chunk(int mk, int) const { st.step(mk, this->g, staged); }
+    __device__ void operator()(int i, int j, int k) const { this->store(i, j, k, value(i, j, k)); }
     __device__ auto value(int i, int j, int k) const {
         return staged.value(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k);
     }
@@ -339,7 +336,7 @@ __device__ __forceinline__ void traverse_body(const F& g, int nlev) {
 #if defined(SQ_STAGE) && SQ_STAGE
     extern __shared__ __align__(16) unsigned char sq_stage_smem[];
     using T = typename StagedVisit<F>::T;
-    const StagedVisit<F> visit(g, s, reinterpret_cast<T*>(sq_stage_smem), nlev);
+    const StagedVisit<F> visit(g, reinterpret_cast<T*>(sq_stage_smem), nlev);
 #else
     (void)nlev;
     const TravVisit<F> visit{g};
