@@ -1,8 +1,11 @@
 // Timing of the GPU pressure solver: ms per solve (median of 20 after 3 warm-up solves,
 // CUDA events around each) for 256^3 and 512^3 in float and double on a unit cube.
 // Usage: [mpirun -n P] gpu_pressure_bench [--quick] [--json FILE]   (--quick: 128^3, 256^3)
+//        gpu_pressure_bench --tune DIR [--sizes 512,48x48x48,...]
 // With P ranks the domain is split 1 x P (pencil solve, one GPU per rank on a node); each
 // solve starts after a barrier and its time is the slowest rank's.
+// --tune (one rank) searches the single-rank solve's kernels (pack, thomas, unpack) and
+// appends the best configuration of each to DIR as wisdom (see tune()).
 // Repeated solves reuse the previous solution as the right-hand side; on a unit cube its
 // magnitude shrinks slowly, so nothing overflows and the work per solve is unchanged.
 #include <mpi.h>
@@ -12,8 +15,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "model/decomp.h"
@@ -24,12 +30,17 @@ using namespace squall;
 namespace {
 
 template <typename T>
-nlohmann::json bench(rt::Runtime& runtime, int n, int repeats, int nprocs, int rank) {
+Grid<T> unit_grid(int nx, int ny, int nz, const Decomposition& decomp, int nprocs) {
     Config cfg;
-    cfg.grid.itot = cfg.grid.jtot = cfg.grid.ktot = n;
+    cfg.grid.itot = nx, cfg.grid.jtot = ny, cfg.grid.ktot = nz;
     cfg.grid.xsize = cfg.grid.ysize = cfg.grid.zsize = 1.0;
-    Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, 1, nprocs);
-    const Grid<T> grid = Grid<T>::make(cfg, 1, nprocs, decomp.px, decomp.py);
+    return Grid<T>::make(cfg, 1, nprocs, decomp.px, decomp.py);
+}
+
+// Times `repeats` solves (after 3 warm-up solves) of a fixed non-zero right-hand side.
+template <typename T>
+std::vector<float> time_solves(rt::Runtime& runtime, const Grid<T>& grid,
+                               const Decomposition& decomp, int repeats) {
     const GridDims& d = grid.d;
     std::vector<T> host(std::size_t(d.ncells));
     for (std::size_t m = 0; m < host.size(); ++m)
@@ -37,31 +48,42 @@ nlohmann::json bench(rt::Runtime& runtime, int n, int repeats, int nprocs, int r
     rt::DeviceBuffer dev(sizeof(T) * host.size());
     dev.upload(host.data());
     std::vector<float> ms;
-    {
-        PressureSolverGpu<T> solver(grid, decomp, runtime);
-        T* p = reinterpret_cast<T*>(dev.get());
-        const rt::Driver& drv = rt::Driver::get();
-        void* start = drv.event_create();
-        void* stop = drv.event_create();
-        for (int w = 0; w < 3; ++w) solver.solve(p);
-        drv.synchronize();
-        for (int r = 0; r < repeats; ++r) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            drv.event_record(start, nullptr);
-            solver.solve(p);
-            drv.event_record(stop, nullptr);
-            drv.event_synchronize(stop);
-            float t = drv.event_elapsed_ms(start, stop);
-            MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
-            ms.push_back(t);
-        }
-        drv.event_destroy(start);
-        drv.event_destroy(stop);
+    PressureSolverGpu<T> solver(grid, decomp, runtime);
+    T* p = reinterpret_cast<T*>(dev.get());
+    const rt::Driver& drv = rt::Driver::get();
+    void* start = drv.event_create();
+    void* stop = drv.event_create();
+    for (int w = 0; w < 3; ++w) solver.solve(p);
+    drv.synchronize();
+    for (int r = 0; r < repeats; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        drv.event_record(start, nullptr);
+        solver.solve(p);
+        drv.event_record(stop, nullptr);
+        drv.event_synchronize(stop);
+        float t = drv.event_elapsed_ms(start, stop);
+        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
+        ms.push_back(t);
     }
+    drv.event_destroy(start);
+    drv.event_destroy(stop);
+    return ms;
+}
+
+double median(std::vector<float> v) {
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+template <typename T>
+nlohmann::json bench(rt::Runtime& runtime, int n, int repeats, int nprocs, int rank) {
+    Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, 1, nprocs);
+    const std::vector<float> ms =
+        time_solves(runtime, unit_grid<T>(n, n, n, decomp, nprocs), decomp, repeats);
     decomp.free();
     std::vector<float> sorted = ms;
     std::sort(sorted.begin(), sorted.end());
-    const double median = sorted[sorted.size() / 2];
+    const double med = median(ms);
     // Minimal traffic: field read + write, FFT input and output twice, two Thomas passes
     // over the complex data and the scratch. A yardstick, not a model of cuFFT.
     const double cells = double(n) * n * n;
@@ -71,9 +93,95 @@ nlohmann::json bench(rt::Runtime& runtime, int n, int repeats, int nprocs, int r
         std::printf(
             "gpu_pressure %4d^3 %-6s %d rank(s)  median %8.3f ms  min %8.3f ms  (~%.0f GB/s "
             "moved in all)\n",
-            n, prec, nprocs, median, double(sorted.front()), bytes / (median * 1e-3) / 1e9);
-    return {{"size", {n, n, n}},   {"ranks", nprocs},          {"precision", prec},
-            {"ms_median", median}, {"ms_min", sorted.front()}, {"ms_all", ms}};
+            n, prec, nprocs, med, double(sorted.front()), bytes / (med * 1e-3) / 1e9);
+    return {{"size", {n, n, n}}, {"ranks", nprocs},          {"precision", prec},
+            {"ms_median", med},  {"ms_min", sorted.front()}, {"ms_all", ms}};
+}
+
+// Searches the single-rank solve's own kernels in context: the whole solve is timed (median
+// of 15) with every configuration of one kernel while the others keep the best found so
+// far, pack first, then thomas, then unpack. Each candidate runs in a fresh Runtime whose
+// user wisdom directory holds one record per kernel for this grid (a user record for the
+// exact size wins over the project's), so the solver itself picks the configurations up.
+template <typename T>
+void tune(const rt::RuntimeOptions& base, int nx, int ny, int nz, const std::string& out_dir) {
+    Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, 1, 1);
+    const Grid<T> grid = unit_grid<T>(nx, ny, nz, decomp, 1);
+    const std::string prec = sizeof(T) == 8 ? "double" : "float";
+    const std::vector<rt::KernelDef> defs = pressure_gpu_kernel_defs(prec);
+    const rt::ProblemSize box(nx, ny, nz), cols(PressureGpuLayout<T>::make(grid).ncol);
+    struct Tuned {
+        int kernel;
+        rt::ProblemSize problem;
+        rt::Config config;
+    };
+    std::vector<Tuned> tuned;
+    for (int k :
+         {int(PressureKernel::pack), int(PressureKernel::thomas), int(PressureKernel::unpack)})
+        tuned.push_back({k, k == PressureKernel::thomas ? cols : box,
+                         defs[size_t(k)].space().default_config()});
+    const std::string tmp = (std::filesystem::temp_directory_path() /
+                             ("squall_pressure_tune_" + std::to_string(getpid())))
+                                .string();
+    auto solve_ms = [&] {
+        std::filesystem::remove_all(tmp);
+        rt::RuntimeOptions o = base;
+        o.wisdom_dirs = {tmp};
+        rt::Runtime runtime(o);
+        for (const Tuned& t : tuned) {
+            const rt::KernelDef& d = defs[size_t(t.kernel)];
+            rt::append_wisdom(
+                tmp, d.key(), d.space(),
+                {t.problem, t.config, 0, 0, rt::current_provenance(runtime.device()), ""});
+        }
+        return median(time_solves(runtime, grid, decomp, 15));
+    };
+    const double t_default = solve_ms();
+    double t_best = t_default;
+    rt::Runtime probe(base);
+    for (Tuned& t : tuned) {
+        const rt::KernelDef& d = defs[size_t(t.kernel)];
+        const rt::Config keep = t.config;
+        rt::Config best = keep;
+        for (const rt::Config& c : d.space().enumerate(t.problem, probe.device())) {
+            if (c == keep) continue;
+            t.config = c;
+            const double ms = solve_ms();
+            if (ms < t_best) t_best = ms, best = c;
+        }
+        t.config = best;
+        std::printf("pressure tune %dx%dx%d %-6s %-22s solve %8.3f ms (defaults %8.3f ms)  [%s]\n",
+                    nx, ny, nz, prec.c_str(), d.key().c_str(), t_best, t_default,
+                    d.space().format(best).c_str());
+        std::fflush(stdout);
+    }
+    std::filesystem::remove_all(tmp);
+    for (const Tuned& t : tuned) {
+        const rt::KernelDef& d = defs[size_t(t.kernel)];
+        rt::append_wisdom(out_dir, d.key(), d.space(),
+                          {t.problem, t.config, t_best * 1e-3, t_default * 1e-3,
+                           rt::current_provenance(probe.device()), ""});
+    }
+    decomp.free();
+}
+
+// "512,48x48x48": cubes or NXxNYxNZ.
+std::vector<std::array<int, 3>> parse_sizes(const std::string& text) {
+    std::vector<std::array<int, 3>> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        std::array<int, 3> n{0, 0, 0};
+        int c = 0;
+        std::stringstream one(item);
+        std::string part;
+        while (c < 3 && std::getline(one, part, 'x')) n[size_t(c++)] = std::atoi(part.c_str());
+        if (c == 1) n[1] = n[2] = n[0];
+        if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0 || (c != 1 && c != 3))
+            throw std::invalid_argument("bad grid size '" + item + "' (want NxNxN or N)");
+        out.push_back(n);
+    }
+    return out;
 }
 
 } // namespace
@@ -84,12 +192,27 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     bool quick = false;
-    std::string json_path;
+    std::string json_path, tune_dir, size_list = "512,256";
     for (int a = 1; a < argc; ++a) {
+        const bool more = a + 1 < argc;
         if (!std::strcmp(argv[a], "--quick"))
             quick = true;
-        else if (!std::strcmp(argv[a], "--json") && a + 1 < argc)
+        else if (!std::strcmp(argv[a], "--json") && more)
             json_path = argv[++a];
+        else if (!std::strcmp(argv[a], "--tune") && more)
+            tune_dir = argv[++a];
+        else if (!std::strcmp(argv[a], "--sizes") && more)
+            size_list = argv[++a];
+        else {
+            if (rank == 0) std::fprintf(stderr, "gpu_pressure_bench: bad argument '%s'\n", argv[a]);
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    if (!tune_dir.empty() && nprocs != 1) {
+        if (rank == 0) std::fprintf(stderr, "gpu_pressure_bench: --tune runs on one rank\n");
+        MPI_Finalize();
+        return 2;
     }
     int rc = 0;
     {
@@ -114,7 +237,12 @@ int main(int argc, char** argv) {
         const std::vector<int> sizes =
             quick ? std::vector<int>{128, 256} : std::vector<int>{256, 512};
         try {
-            for (int n : sizes) {
+            if (!tune_dir.empty())
+                for (const auto& n : parse_sizes(size_list)) {
+                    tune<float>(opt, n[0], n[1], n[2], tune_dir);
+                    tune<double>(opt, n[0], n[1], n[2], tune_dir);
+                }
+            for (int n : tune_dir.empty() ? sizes : std::vector<int>{}) {
                 out["results"].push_back(bench<float>(runtime, n, 20, nprocs, rank));
                 out["results"].push_back(bench<double>(runtime, n, 20, nprocs, rank));
             }
