@@ -489,8 +489,9 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
             worst = std::max(worst, pool.max_diff(out_a.base, pool.ref[a], out_a.n) /
                                         pool.max_diff(pool.ref[a], 0, out_a.n));
         }
-        if (s.result)
-            worst = std::max(worst, std::abs(s.result() - ref_result) / std::abs(ref_result));
+        if (s.result) // relative, or absolute when the reference is zero
+            worst = std::max(worst, std::abs(s.result() - ref_result) /
+                                        std::max(std::abs(ref_result), 1e-300));
         if (worst <= tol) {
             best = cand[q], diff = worst;
             break;
