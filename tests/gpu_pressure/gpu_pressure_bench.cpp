@@ -17,13 +17,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
 #include "model/decomp.h"
 #include "model/pressure/pressure_gpu.h"
+#include "tests/bench_sizes.h"
 
 using namespace squall;
 
@@ -104,7 +104,8 @@ nlohmann::json bench(rt::Runtime& runtime, int n, int repeats, int nprocs, int r
 // user wisdom directory holds one record per kernel for this grid (a user record for the
 // exact size wins over the project's), so the solver itself picks the configurations up.
 template <typename T>
-void tune(const rt::RuntimeOptions& base, int nx, int ny, int nz, const std::string& out_dir) {
+void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, int ny, int nz,
+          const std::string& out_dir) {
     Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, 1, 1);
     const Grid<T> grid = unit_grid<T>(nx, ny, nz, decomp, 1);
     const std::string prec = sizeof(T) == 8 ? "double" : "float";
@@ -138,12 +139,11 @@ void tune(const rt::RuntimeOptions& base, int nx, int ny, int nz, const std::str
     };
     const double t_default = solve_ms();
     double t_best = t_default;
-    rt::Runtime probe(base);
     for (Tuned& t : tuned) {
         const rt::KernelDef& d = defs[size_t(t.kernel)];
         const rt::Config keep = t.config;
         rt::Config best = keep;
-        for (const rt::Config& c : d.space().enumerate(t.problem, probe.device())) {
+        for (const rt::Config& c : d.space().enumerate(t.problem, device)) {
             if (c == keep) continue;
             t.config = c;
             const double ms = solve_ms();
@@ -160,28 +160,9 @@ void tune(const rt::RuntimeOptions& base, int nx, int ny, int nz, const std::str
         const rt::KernelDef& d = defs[size_t(t.kernel)];
         rt::append_wisdom(out_dir, d.key(), d.space(),
                           {t.problem, t.config, t_best * 1e-3, t_default * 1e-3,
-                           rt::current_provenance(probe.device()), ""});
+                           rt::current_provenance(device), ""});
     }
     decomp.free();
-}
-
-// "512,48x48x48": cubes or NXxNYxNZ.
-std::vector<std::array<int, 3>> parse_sizes(const std::string& text) {
-    std::vector<std::array<int, 3>> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        std::array<int, 3> n{0, 0, 0};
-        int c = 0;
-        std::stringstream one(item);
-        std::string part;
-        while (c < 3 && std::getline(one, part, 'x')) n[size_t(c++)] = std::atoi(part.c_str());
-        if (c == 1) n[1] = n[2] = n[0];
-        if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0 || (c != 1 && c != 3))
-            throw std::invalid_argument("bad grid size '" + item + "' (want NxNxN or N)");
-        out.push_back(n);
-    }
-    return out;
 }
 
 } // namespace
@@ -238,9 +219,9 @@ int main(int argc, char** argv) {
             quick ? std::vector<int>{128, 256} : std::vector<int>{256, 512};
         try {
             if (!tune_dir.empty())
-                for (const auto& n : parse_sizes(size_list)) {
-                    tune<float>(opt, n[0], n[1], n[2], tune_dir);
-                    tune<double>(opt, n[0], n[1], n[2], tune_dir);
+                for (const auto& n : squall::test::parse_grid_sizes(size_list)) {
+                    tune<float>(opt, runtime.device(), n[0], n[1], n[2], tune_dir);
+                    tune<double>(opt, runtime.device(), n[0], n[1], n[2], tune_dir);
                 }
             for (int n : tune_dir.empty() ? sizes : std::vector<int>{}) {
                 out["results"].push_back(bench<float>(runtime, n, 20, nprocs, rank));

@@ -25,6 +25,7 @@
 #include "kernel_list.h"
 #include "kernels/diagnostics.cuh"
 #include "kernels/halo.cuh"
+#include "tests/bench_sizes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -37,7 +38,6 @@
 #include <functional>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -66,18 +66,7 @@ struct Options {
 // "48x48x48,64x64x48" or "256,512" (cubes).
 std::vector<TestGrid> parse_grids(const std::string& text) {
     std::vector<TestGrid> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        int n[3] = {0, 0, 0}, c = 0;
-        std::stringstream one(item);
-        std::string part;
-        while (c < 3 && std::getline(one, part, 'x')) n[c++] = std::atoi(part.c_str());
-        if (c == 1) n[1] = n[2] = n[0];
-        if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0 || (c != 1 && c != 3))
-            throw std::invalid_argument("bad grid size '" + item + "' (want NxNxN or N)");
-        out.push_back({n[0], n[1], n[2]});
-    }
+    for (const auto& n : squall::test::parse_grid_sizes(text)) out.push_back({n[0], n[1], n[2]});
     return out;
 }
 
