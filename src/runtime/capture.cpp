@@ -1,5 +1,7 @@
 #include "runtime/capture.h"
 
+#include "runtime/driver.h"
+#include "runtime/expr.h"
 #include "runtime/hash.h"
 #include "runtime/log.h"
 
@@ -10,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 
@@ -137,6 +140,153 @@ std::string stem_for(const std::string& dir, const Capture& c) {
 
 } // namespace
 
+namespace {
+
+std::string to_hex(const std::vector<char>& bytes) {
+    std::string hex;
+    for (char b : bytes) hex += fmt::format("{:02x}", static_cast<unsigned char>(b));
+    return hex;
+}
+
+std::vector<char> from_hex(const std::string& hex) {
+    if (hex.size() % 2) throw CaptureError("odd number of hex digits");
+    std::vector<char> out;
+    for (size_t i = 0; i < hex.size(); i += 2)
+        out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    return out;
+}
+
+// Unique within a capture: struct members are named "<struct>.<member>".
+std::string array_id(const Capture& c, const CapturedArray& a) {
+    return a.member.parent < 0 ? a.name : c.structs[size_t(a.member.parent)].name + "." + a.name;
+}
+
+json scalar_json(const CapturedScalar& s) {
+    json j = {{"name", s.name},
+              {"kind", "scalar"},
+              {"type", dtype_name(s.dtype)},
+              {"value", s.value},
+              {"bytes_hex", to_hex(s.raw)}};
+    if (s.member.parent >= 0) j["member_offset"] = s.member.offset;
+    return j;
+}
+
+json array_json(const std::string& dir, const std::string& stem, Capture& c, CapturedArray& a) {
+    const std::string id = array_id(c, a);
+    json j = {{"name", a.name},
+              {"kind", "array"},
+              {"type", dtype_name(a.dtype)},
+              {"access", access_name(a.access)},
+              {"count", a.count},
+              {"bytes", a.bytes()},
+              {"offset_bytes", a.offset}};
+    if (a.member.parent >= 0) j["member_offset"] = a.member.offset;
+    if (a.null) j["null"] = true;
+    if (a.same_as >= 0) j["same_as"] = array_id(c, c.arrays[size_t(a.same_as)]);
+    if (!a.has_data()) return j;
+    a.hash_before = hash64(a.before.data(), a.before.size());
+    j["before_file"] = stem + "." + id + ".before.bin";
+    j["before_hash"] = hex64(a.hash_before);
+    write_file(dir + "/" + j["before_file"].get<std::string>(), a.before);
+    if (a.access != Access::in) {
+        a.hash_after = hash64(a.after.data(), a.after.size());
+        j["after_file"] = stem + "." + id + ".after.bin";
+        j["after_hash"] = hex64(a.hash_after);
+        write_file(dir + "/" + j["after_file"].get<std::string>(), a.after);
+    }
+    return j;
+}
+
+} // namespace
+
+void describe_launch(Capture& c, const std::vector<ArgDef>& args, void* const* params, size_t count,
+                     std::vector<uint64_t>& from) {
+    if (args.size() != count)
+        throw CaptureError(fmt::format("the definition declares {} argument(s) (arg_array / "
+                                       "arg_scalar / arg_struct), the launch passed {}",
+                                       args.size(), count));
+    // Scalars first: array counts are expressions over them and the problem size.
+    Scope scope;
+    std::vector<Value> slots;
+    for (int a = 0; a < 3; ++a) {
+        scope.bind(std::string("problem.") + "xyz"[a], a);
+        slots.push_back(Value(static_cast<long long>(c.problem[size_t(a)])));
+    }
+    // Struct members as "<struct>.<member>", and by their own name where no argument
+    // has it.
+    auto bind = [&](const std::string& name, const ArgDef& a, const char* bytes) {
+        if (a.is_array || scope.find(name) >= 0) return;
+        scope.bind(name, int(slots.size()));
+        slots.push_back(scalar_value(a.dtype, bytes));
+    };
+    for (size_t i = 0; i < count; ++i)
+        if (!args[i].is_struct()) bind(args[i].name, args[i], static_cast<const char*>(params[i]));
+    for (size_t i = 0; i < count; ++i)
+        for (const ArgDef& m : args[i].members) {
+            const char* bytes = static_cast<const char*>(params[i]) + m.offset;
+            bind(args[i].name + "." + m.name, m, bytes);
+            bind(m.name, m, bytes);
+        }
+
+    std::vector<bool> whole; // per array: saved as its whole allocation
+    auto add_scalar = [&](const ArgDef& a, const char* bytes, MemberOf member) {
+        CapturedScalar sc{a.name, a.dtype, scalar_value(a.dtype, bytes),
+                          std::vector<char>(bytes, bytes + dtype_size(a.dtype)), member};
+        c.scalars.push_back(std::move(sc));
+        return c.scalars.size() - 1;
+    };
+    auto add_array = [&](const ArgDef& a, const char* bytes, MemberOf member) {
+        CapturedArray arr;
+        arr.name = a.name, arr.dtype = a.dtype, arr.access = a.access, arr.member = member;
+        uint64_t p = 0;
+        std::memcpy(&p, bytes, sizeof p);
+        uint64_t source = p;
+        const bool all = a.count == whole_allocation;
+        if (!p) {
+            arr.null = true;
+        } else if (all) {
+            const auto [base, size] = Driver::get().allocation_of(p);
+            arr.offset = p - base;
+            arr.count = size / dtype_size(a.dtype);
+            source = base;
+            for (size_t n = 0; n < c.arrays.size(); ++n) {
+                CapturedArray& other = c.arrays[n];
+                if (!whole[n] || !other.has_data() || from[n] != base) continue;
+                arr.same_as = int(n), source = 0;
+                if (other.access != arr.access) other.access = Access::inout;
+                break;
+            }
+        } else {
+            arr.count =
+                static_cast<uint64_t>(Expr::parse(a.count, scope).eval(slots.data()).as_int());
+        }
+        from.push_back(source);
+        whole.push_back(all);
+        c.arrays.push_back(std::move(arr));
+        return c.arrays.size() - 1;
+    };
+    for (size_t i = 0; i < count; ++i) {
+        const ArgDef& a = args[i];
+        const char* bytes = static_cast<const char*>(params[i]);
+        if (!a.is_struct()) {
+            if (a.is_array)
+                c.order.emplace_back(ArgKind::array, add_array(a, bytes, {}));
+            else
+                c.order.emplace_back(ArgKind::scalar, add_scalar(a, bytes, {}));
+            continue;
+        }
+        const int parent = int(c.structs.size());
+        c.order.emplace_back(ArgKind::structure, c.structs.size());
+        c.structs.push_back({a.name, std::vector<char>(bytes, bytes + a.struct_bytes)});
+        for (const ArgDef& m : a.members) {
+            if (m.is_array)
+                add_array(m, bytes + m.offset, {parent, m.offset});
+            else
+                add_scalar(m, bytes + m.offset, {parent, m.offset});
+        }
+    }
+}
+
 std::string write_capture(const std::string& dir, Capture& c) {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -145,38 +295,25 @@ std::string write_capture(const std::string& dir, Capture& c) {
                                        ec ? " (" + ec.message() + ")" : ""));
     const std::string stem = stem_for(dir, c);
     json args = json::array();
-    for (auto [is_array, idx] : c.order) {
-        if (!is_array) {
-            const auto& s = c.scalars[idx];
-            std::string hex;
-            for (char b : s.raw) hex += fmt::format("{:02x}", static_cast<unsigned char>(b));
-            args.push_back({{"name", s.name},
-                            {"kind", "scalar"},
-                            {"type", dtype_name(s.dtype)},
-                            {"value", s.value},
-                            {"bytes_hex", hex}});
-            continue;
+    for (auto [kind, idx] : c.order) {
+        if (kind == ArgKind::scalar) {
+            args.push_back(scalar_json(c.scalars[idx]));
+        } else if (kind == ArgKind::array) {
+            args.push_back(array_json(dir, stem, c, c.arrays[idx]));
+        } else {
+            const CapturedStruct& st = c.structs[idx];
+            json members = json::array();
+            for (const auto& sc : c.scalars)
+                if (sc.member.parent == int(idx)) members.push_back(scalar_json(sc));
+            for (auto& a : c.arrays)
+                if (a.member.parent == int(idx)) members.push_back(array_json(dir, stem, c, a));
+            args.push_back({{"name", st.name},
+                            {"kind", "struct"},
+                            {"bytes_hex", to_hex(st.raw)},
+                            {"members", members}});
         }
-        auto& a = c.arrays[idx];
-        a.hash_before = hash64(a.before.data(), a.before.size());
-        json j = {{"name", a.name},
-                  {"kind", "array"},
-                  {"type", dtype_name(a.dtype)},
-                  {"access", access_name(a.access)},
-                  {"count", a.count},
-                  {"bytes", a.bytes()},
-                  {"before_file", stem + "." + a.name + ".before.bin"},
-                  {"before_hash", hex64(a.hash_before)}};
-        write_file(dir + "/" + j["before_file"].get<std::string>(), a.before);
-        if (a.access != Access::in) {
-            a.hash_after = hash64(a.after.data(), a.after.size());
-            j["after_file"] = stem + "." + a.name + ".after.bin";
-            j["after_hash"] = hex64(a.hash_after);
-            write_file(dir + "/" + j["after_file"].get<std::string>(), a.after);
-        }
-        args.push_back(j);
     }
-    json doc = {{"type", "squall-capture"},         {"version", 1},
+    json doc = {{"type", "squall-capture"},         {"version", 2},
                 {"key", c.kernel.value("key", "")}, {"kernel", c.kernel},
                 {"problem_size", c.problem.extent}, {"config", c.config},
                 {"device_name", c.device_name},     {"arguments", args}};
@@ -192,6 +329,91 @@ std::string write_capture(const std::string& dir, Capture& c) {
     return path;
 }
 
+namespace {
+
+struct Loader {
+    const std::string& dir;
+    bool verify;
+    Capture& c;
+    std::map<std::string, size_t> ids; // array id -> index
+
+    void scalar(const json& a, MemberOf member) {
+        CapturedScalar s;
+        s.name = a.at("name");
+        s.dtype = dtype_from_name(a.at("type"));
+        s.raw = from_hex(a.at("bytes_hex"));
+        if (s.raw.size() != dtype_size(s.dtype))
+            throw CaptureError("scalar '" + s.name + "' has the wrong size");
+        s.value = scalar_value(s.dtype, s.raw.data());
+        s.member = member;
+        if (member.parent < 0) c.order.emplace_back(ArgKind::scalar, c.scalars.size());
+        c.scalars.push_back(std::move(s));
+    }
+
+    void array(const json& a, MemberOf member) {
+        CapturedArray arr;
+        arr.name = a.at("name");
+        arr.dtype = dtype_from_name(a.at("type"));
+        arr.access = access_from_name(a.at("access"));
+        arr.count = a.at("count");
+        arr.offset = a.value("offset_bytes", uint64_t(0));
+        arr.null = a.value("null", false);
+        arr.member = member;
+        if (a.contains("same_as")) {
+            auto it = ids.find(a.at("same_as").get<std::string>());
+            if (it == ids.end())
+                throw CaptureError("array '" + arr.name + "' is the same as an unknown array");
+            arr.same_as = int(it->second);
+        }
+        auto load = [&](const char* file_key, const char* hash_key, std::vector<char>& data,
+                        uint64_t& hash) {
+            std::string path = dir + "/" + a.at(file_key).get<std::string>();
+            data = read_file(path);
+            hash = hash64(data.data(), data.size());
+            if (!verify) return;
+            if (data.size() != arr.bytes())
+                throw CaptureError(fmt::format("capture file {} has {} bytes, expected {}", path,
+                                               data.size(), arr.bytes()));
+            if (hex64(hash) != a.at(hash_key).get<std::string>())
+                throw CaptureError(fmt::format("capture file {} fails its hash check ({} != {})",
+                                               path, hex64(hash),
+                                               a.at(hash_key).get<std::string>()));
+        };
+        if (arr.has_data()) {
+            load("before_file", "before_hash", arr.before, arr.hash_before);
+            if (arr.access != Access::in)
+                load("after_file", "after_hash", arr.after, arr.hash_after);
+        }
+        if (member.parent < 0) c.order.emplace_back(ArgKind::array, c.arrays.size());
+        ids[array_id(c, arr)] = c.arrays.size();
+        c.arrays.push_back(std::move(arr));
+    }
+
+    void argument(const json& a) {
+        const std::string kind = a.at("kind");
+        if (kind == "scalar") return scalar(a, {});
+        if (kind == "array") return array(a, {});
+        if (kind != "struct") throw CaptureError("unknown argument kind '" + kind + "'");
+        const int parent = int(c.structs.size());
+        c.order.emplace_back(ArgKind::structure, c.structs.size());
+        c.structs.push_back({a.at("name"), from_hex(a.at("bytes_hex"))});
+        for (const auto& m : a.at("members")) {
+            const MemberOf member{parent, m.at("member_offset").get<size_t>()};
+            const size_t size = m.at("kind") == "array" ? sizeof(uint64_t)
+                                                        : dtype_size(dtype_from_name(m.at("type")));
+            if (member.offset + size > c.structs.back().raw.size())
+                throw CaptureError("member '" + m.at("name").get<std::string>() +
+                                   "' lies past the end of struct '" + c.structs.back().name + "'");
+            if (m.at("kind") == "array")
+                array(m, member);
+            else
+                scalar(m, member);
+        }
+    }
+};
+
+} // namespace
+
 Capture load_capture(const std::string& json_path, bool verify) {
     std::ifstream in(json_path);
     if (!in) throw CaptureError("cannot read capture " + json_path);
@@ -204,53 +426,16 @@ Capture load_capture(const std::string& json_path, bool verify) {
     const std::string dir = fs::path(json_path).parent_path().string();
     Capture c;
     try {
-        if (doc.at("type") != "squall-capture" || doc.at("version") != 1)
-            throw CaptureError("not a version 1 squall capture");
+        if (doc.at("type") != "squall-capture" ||
+            (doc.at("version") != 1 && doc.at("version") != 2))
+            throw CaptureError("not a version 1 or 2 squall capture");
         c.kernel = doc.at("kernel");
         c.config = doc.at("config");
         c.device_name = doc.value("device_name", "");
         auto ext = doc.at("problem_size").get<std::vector<long long>>();
         for (size_t i = 0; i < ext.size() && i < 3; ++i) c.problem.extent[i] = ext[i];
-        for (const auto& a : doc.at("arguments")) {
-            if (a.at("kind") == "scalar") {
-                CapturedScalar s;
-                s.name = a.at("name");
-                s.dtype = dtype_from_name(a.at("type"));
-                std::string hex = a.at("bytes_hex");
-                for (size_t i = 0; i + 1 < hex.size(); i += 2)
-                    s.raw.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-                if (s.raw.size() != dtype_size(s.dtype))
-                    throw CaptureError("scalar '" + s.name + "' has the wrong size");
-                s.value = scalar_value(s.dtype, s.raw.data());
-                c.order.emplace_back(false, c.scalars.size());
-                c.scalars.push_back(std::move(s));
-                continue;
-            }
-            CapturedArray arr;
-            arr.name = a.at("name");
-            arr.dtype = dtype_from_name(a.at("type"));
-            arr.access = access_from_name(a.at("access"));
-            arr.count = a.at("count");
-            auto load = [&](const char* file_key, const char* hash_key, std::vector<char>& data,
-                            uint64_t& hash) {
-                std::string path = dir + "/" + a.at(file_key).get<std::string>();
-                data = read_file(path);
-                hash = hash64(data.data(), data.size());
-                if (!verify) return;
-                if (data.size() != arr.bytes())
-                    throw CaptureError(fmt::format("capture file {} has {} bytes, expected {}",
-                                                   path, data.size(), arr.bytes()));
-                if (hex64(hash) != a.at(hash_key).get<std::string>())
-                    throw CaptureError(
-                        fmt::format("capture file {} fails its hash check ({} != {})", path,
-                                    hex64(hash), a.at(hash_key).get<std::string>()));
-            };
-            load("before_file", "before_hash", arr.before, arr.hash_before);
-            if (arr.access != Access::in)
-                load("after_file", "after_hash", arr.after, arr.hash_after);
-            c.order.emplace_back(true, c.arrays.size());
-            c.arrays.push_back(std::move(arr));
-        }
+        Loader loader{dir, verify, c, {}};
+        for (const auto& a : doc.at("arguments")) loader.argument(a);
     } catch (const CaptureError& e) {
         throw CaptureError(fmt::format("capture {}: {}", json_path, e.what()));
     } catch (const std::exception& e) {

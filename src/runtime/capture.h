@@ -11,6 +11,12 @@
 // (sources, space, restrictions, geometry), problem size, configuration, scalar
 // arguments, and type, count, access and hash of every array. Capturing only reads
 // data, so the launch and its results are unchanged.
+//
+// Struct arguments (KernelDef::arg_struct) are saved as their bytes plus their declared
+// members; replay points the member arrays at fresh buffers. Arrays counted as
+// whole_allocation are saved whole, with the pointer's offset into them; two of them
+// in the same allocation are saved once (`same_as`), so replay keeps them aliased. A
+// null pointer is recorded as null and replayed as null.
 #pragma once
 
 #include "runtime/config_space.h"
@@ -45,15 +51,27 @@ struct CaptureSettings {
     bool matches(std::string_view key) const;
 };
 
+// Where an array or scalar sits: a launch argument of its own, or a member of a
+// captured struct at a byte offset.
+struct MemberOf {
+    int parent = -1; // index into Capture::structs, -1: a launch argument
+    size_t offset = 0;
+};
+
 struct CapturedArray {
     std::string name;
     DType dtype = DType::f64;
     Access access = Access::in;
-    uint64_t count = 0;
+    uint64_t count = 0;  // elements saved
+    uint64_t offset = 0; // bytes from the first saved element to the pointer passed
+    bool null = false;   // the kernel got a null pointer (nothing saved)
+    int same_as = -1;    // index of an earlier array in the same allocation
+    MemberOf member;
     std::vector<char> before; // contents before the launch
     std::vector<char> after;  // contents after the launch (out/inout only)
     uint64_t hash_before = 0, hash_after = 0;
     size_t bytes() const { return count * dtype_size(dtype); }
+    bool has_data() const { return !null && same_as < 0; }
 };
 
 struct CapturedScalar {
@@ -61,21 +79,38 @@ struct CapturedScalar {
     DType dtype = DType::f64;
     Value value;
     std::vector<char> raw; // exact bytes as passed to the kernel
+    MemberOf member;
 };
+
+struct CapturedStruct {
+    std::string name;
+    std::vector<char> raw; // as passed; member pointers are replaced on replay
+};
+
+enum class ArgKind : uint8_t { scalar, array, structure };
 
 struct Capture {
     nlohmann::json kernel; // KernelDef::to_json()
     ProblemSize problem;
     nlohmann::json config;
     std::string device_name;
-    std::vector<CapturedScalar> scalars;
-    std::vector<CapturedArray> arrays;
-    // Argument order for the launch: (is_array, index into scalars or arrays).
-    std::vector<std::pair<bool, size_t>> order;
+    std::vector<CapturedScalar> scalars; // launch arguments and struct members
+    std::vector<CapturedArray> arrays;   // launch arguments and struct members
+    std::vector<CapturedStruct> structs;
+    // The launch arguments in order: (kind, index into scalars, arrays or structs).
+    std::vector<std::pair<ArgKind, size_t>> order;
 
     KernelDef kernel_def() const { return KernelDef::from_json(kernel); }
     uint64_t total_bytes() const;
 };
+
+// Fills c's scalars, structs, arrays and order from one launch's parameters as `args`
+// (a KernelDef's) describe them; `from[n]` is the device address array n is saved from
+// (0 for null and same_as arrays). Nothing is downloaded. Throws CaptureError or
+// CudaError (an argument count that differs, a count that does not evaluate, a pointer
+// in no device allocation).
+void describe_launch(Capture& c, const std::vector<ArgDef>& args, void* const* params, size_t count,
+                     std::vector<uint64_t>& from);
 
 // Writes a capture (arrays already filled, hashes computed here). Returns the JSON
 // path. Throws CaptureError when the directory is not writable.

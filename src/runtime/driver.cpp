@@ -44,6 +44,7 @@ namespace squall::rt {
     X(cuMemcpyHtoD) \
     X(cuMemcpyDtoH) \
     X(cuMemcpyDtoD) \
+    X(cuMemGetAddressRange) \
     X(cuIpcGetMemHandle) \
     X(cuIpcOpenMemHandle) \
     X(cuIpcCloseMemHandle) \
@@ -229,6 +230,14 @@ void Driver::copy_device(DevicePtr dst, DevicePtr src, size_t bytes) const {
     check(api_->p_cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
 }
 
+std::pair<DevicePtr, size_t> Driver::allocation_of(DevicePtr p) const {
+    require();
+    CUdeviceptr base = 0;
+    size_t bytes = 0;
+    check(api_->p_cuMemGetAddressRange(&base, &bytes, p), "cuMemGetAddressRange");
+    return {base, bytes};
+}
+
 IpcHandle Driver::ipc_handle(DevicePtr p) const {
     static_assert(sizeof(CUipcMemHandle) == sizeof(IpcHandle));
     make_current();
@@ -343,6 +352,9 @@ void Driver::download(void*, DevicePtr, size_t) const {
 }
 void Driver::copy_device(DevicePtr, DevicePtr, size_t) const {
     require();
+}
+std::pair<DevicePtr, size_t> Driver::allocation_of(DevicePtr) const {
+    throw NoDeviceError(error_);
 }
 IpcHandle Driver::ipc_handle(DevicePtr) const {
     throw NoDeviceError(error_);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace squall::rt {
 
@@ -80,6 +81,9 @@ public:
     void memset8(DevicePtr dst, unsigned char value, size_t bytes) const;
     // Device to device, also into memory of another device or process (IPC-mapped).
     void copy_device(DevicePtr dst, DevicePtr src, size_t bytes) const;
+    // The allocation (base, bytes) a device pointer lies in; throws CudaError for a
+    // pointer that is not in one.
+    std::pair<DevicePtr, size_t> allocation_of(DevicePtr p) const;
     // CUDA IPC: a handle another process of this node can open to map an allocation
     // (peer access between devices is enabled as needed); close what ipc_open mapped.
     IpcHandle ipc_handle(DevicePtr p) const;

@@ -140,13 +140,59 @@ KernelDef& KernelDef::launch_bounds(std::string max_threads, std::string min_blo
     return *this;
 }
 
+namespace {
+ArgDef make_arg(std::string name, bool is_array, DType type, Access access, std::string count) {
+    ArgDef a;
+    a.name = std::move(name), a.is_array = is_array, a.dtype = type, a.access = access;
+    a.count = std::move(count);
+    return a;
+}
+} // namespace
+
 KernelDef& KernelDef::arg_array(std::string name, DType type, Access access, std::string count) {
-    args_.push_back({std::move(name), true, type, access, std::move(count)});
+    args_.push_back(make_arg(std::move(name), true, type, access, std::move(count)));
     return *this;
 }
 
 KernelDef& KernelDef::arg_scalar(std::string name, DType type) {
-    args_.push_back({std::move(name), false, type, Access::in, ""});
+    args_.push_back(make_arg(std::move(name), false, type, Access::in, ""));
+    return *this;
+}
+
+KernelDef& KernelDef::arg_struct(std::string name, size_t bytes) {
+    if (bytes == 0) throw std::logic_error("struct argument '" + name + "' of size 0");
+    ArgDef a;
+    a.name = std::move(name);
+    a.struct_bytes = bytes;
+    args_.push_back(std::move(a));
+    return *this;
+}
+
+namespace {
+ArgDef& add_member(std::vector<ArgDef>& args, ArgDef m, size_t bytes) {
+    if (args.empty() || !args.back().is_struct())
+        throw std::logic_error("member '" + m.name + "' declared without a struct argument");
+    ArgDef& s = args.back();
+    if (m.offset + bytes > s.struct_bytes)
+        throw std::logic_error(fmt::format("member '{}' at byte {} lies past the end of '{}' "
+                                           "({} bytes)",
+                                           m.name, m.offset, s.name, s.struct_bytes));
+    return s.members.emplace_back(std::move(m));
+}
+} // namespace
+
+KernelDef& KernelDef::member_array(std::string name, DType type, Access access, std::string count,
+                                   size_t offset) {
+    ArgDef m = make_arg(std::move(name), true, type, access, std::move(count));
+    m.offset = offset;
+    add_member(args_, std::move(m), sizeof(void*));
+    return *this;
+}
+
+KernelDef& KernelDef::member_scalar(std::string name, DType type, size_t offset) {
+    ArgDef m = make_arg(std::move(name), false, type, Access::in, "");
+    m.offset = offset;
+    add_member(args_, std::move(m), dtype_size(type));
     return *this;
 }
 
@@ -234,6 +280,39 @@ CompileSpec KernelDef::compile_spec(const Config& c, const ProblemSize& p, const
     return s;
 }
 
+namespace {
+nlohmann::json arg_json(const ArgDef& a) {
+    nlohmann::json j = {{"name", a.name}, {"array", a.is_array}};
+    if (a.is_struct()) {
+        j["struct_bytes"] = a.struct_bytes;
+        j["members"] = nlohmann::json::array();
+        for (const auto& m : a.members) j["members"].push_back(arg_json(m));
+        return j;
+    }
+    j["type"] = dtype_name(a.dtype);
+    j["access"] = access_name(a.access);
+    j["count"] = a.count;
+    if (a.offset) j["offset"] = a.offset;
+    return j;
+}
+
+ArgDef arg_from_json(const nlohmann::json& j) {
+    ArgDef a;
+    a.name = j.at("name").get<std::string>();
+    a.is_array = j.at("array").get<bool>();
+    if (j.contains("struct_bytes")) {
+        a.struct_bytes = j.at("struct_bytes").get<size_t>();
+        for (const auto& m : j.at("members")) a.members.push_back(arg_from_json(m));
+        return a;
+    }
+    a.dtype = dtype_from_name(j.at("type"));
+    a.access = access_from_name(j.at("access"));
+    a.count = j.at("count").get<std::string>();
+    a.offset = j.value("offset", size_t(0));
+    return a;
+}
+} // namespace
+
 nlohmann::json KernelDef::to_json(bool with_sources) const {
     using nlohmann::json;
     auto text_json = [](const TextOrExpr& t) {
@@ -246,12 +325,7 @@ nlohmann::json KernelDef::to_json(bool with_sources) const {
         j["name"] = d.name;
         defs.push_back(j);
     }
-    for (const auto& a : args_)
-        args.push_back({{"name", a.name},
-                        {"array", a.is_array},
-                        {"type", dtype_name(a.dtype)},
-                        {"access", access_name(a.access)},
-                        {"count", a.count}});
+    for (const auto& a : args_) args.push_back(arg_json(a));
     json j = {{"function", function_name_},
               {"key", key_},
               {"main_file", main_file_},
@@ -296,13 +370,7 @@ KernelDef KernelDef::from_json(const nlohmann::json& j) {
     k.shared_memory(j.at("shared_memory").get<std::string>());
     auto lb = j.at("launch_bounds").get<std::array<std::string, 2>>();
     if (!lb[0].empty()) k.launch_bounds(lb[0], lb[1]);
-    for (const auto& a : j.at("args")) {
-        if (a.at("array").get<bool>())
-            k.arg_array(a.at("name").get<std::string>(), dtype_from_name(a.at("type")),
-                        access_from_name(a.at("access")), a.at("count").get<std::string>());
-        else
-            k.arg_scalar(a.at("name").get<std::string>(), dtype_from_name(a.at("type")));
-    }
+    for (const auto& a : j.at("args")) k.args_.push_back(arg_from_json(a));
     return k;
 }
 

@@ -58,12 +58,24 @@ DType dtype_from_name(const std::string& name); // throws std::invalid_argument
 const char* access_name(Access a);
 Access access_from_name(const std::string& name);
 
+// The whole device allocation a pointer lies in, as an array count (see ArgDef::count).
+inline constexpr const char* whole_allocation = "*";
+
 struct ArgDef {
     std::string name;
     bool is_array = false;
     DType dtype = DType::f64;
     Access access = Access::in;
-    std::string count; // array: element count expression over problem.* and scalar args
+    // Array: element count expression over problem.* and the scalar arguments (struct
+    // members included), or whole_allocation: capture saves the allocation the pointer
+    // lies in and where in it the pointer points (fields with leading padding, pools).
+    std::string count;
+    // A struct passed by value (arg_struct): its size and the members capture reads out
+    // of it. A member is an array or scalar at a byte offset, not a launch argument.
+    size_t struct_bytes = 0;
+    size_t offset = 0;
+    std::vector<ArgDef> members;
+    bool is_struct() const { return struct_bytes > 0; }
 };
 
 struct LaunchGeometry {
@@ -122,6 +134,12 @@ public:
     // Argument layout (optional; required for capture).
     KernelDef& arg_array(std::string name, DType type, Access access, std::string count);
     KernelDef& arg_scalar(std::string name, DType type);
+    // A struct argument of `bytes` bytes; member_array/member_scalar describe what lies
+    // in the last one declared (throws std::logic_error without one or past its end).
+    KernelDef& arg_struct(std::string name, size_t bytes);
+    KernelDef& member_array(std::string name, DType type, Access access, std::string count,
+                            size_t offset);
+    KernelDef& member_scalar(std::string name, DType type, size_t offset);
 
     const std::string& function_name() const { return function_name_; }
     const std::string& key() const { return key_; }

@@ -185,59 +185,17 @@ void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** param
     if (!take) return launch();
     s.capture_done = true; // one capture per instance, whatever happens below
 
-    const auto& args = s.def.args();
-    if (args.size() != count) {
-        log_warn("capture of '{}' refused: the definition declares {} argument(s) (arg_array / "
-                 "arg_scalar), the launch passed {}",
-                 s.def.key(), args.size(), count);
-        return launch();
-    }
     Capture c;
     c.kernel = s.def.to_json();
     c.problem = s.problem;
     c.config = s.def.space().config_to_json(s.config);
     c.device_name = device_.name;
-    Scope scope;
-    std::vector<Value> slots{Value(static_cast<long long>(s.problem[0])),
-                             Value(static_cast<long long>(s.problem[1])),
-                             Value(static_cast<long long>(s.problem[2]))};
-    scope.bind("problem.x", 0);
-    scope.bind("problem.y", 1);
-    scope.bind("problem.z", 2);
-    for (size_t i = 0; i < count; ++i) {
-        if (args[i].is_array) continue;
-        CapturedScalar sc;
-        sc.name = args[i].name;
-        sc.dtype = args[i].dtype;
-        sc.raw.assign(static_cast<const char*>(params[i]),
-                      static_cast<const char*>(params[i]) + dtype_size(sc.dtype));
-        sc.value = scalar_value(sc.dtype, params[i]);
-        scope.bind(sc.name, static_cast<int>(slots.size()));
-        slots.push_back(sc.value);
-        c.scalars.push_back(std::move(sc));
-    }
+    std::vector<DevicePtr> from;
     uint64_t total = 0;
-    std::vector<DevicePtr> ptrs;
     try {
-        size_t scalar_i = 0;
-        for (size_t i = 0; i < count; ++i) {
-            if (!args[i].is_array) {
-                c.order.emplace_back(false, scalar_i++);
-                continue;
-            }
-            CapturedArray a;
-            a.name = args[i].name;
-            a.dtype = args[i].dtype;
-            a.access = args[i].access;
-            a.count = static_cast<uint64_t>(
-                Expr::parse(args[i].count, scope).eval(slots.data()).as_int());
-            total += a.bytes() * (a.access == Access::in ? 1 : 2);
-            DevicePtr p;
-            std::memcpy(&p, params[i], sizeof p);
-            ptrs.push_back(p);
-            c.order.emplace_back(true, c.arrays.size());
-            c.arrays.push_back(std::move(a));
-        }
+        describe_launch(c, s.def.args(), params, count, from);
+        for (const auto& a : c.arrays)
+            if (a.has_data()) total += a.bytes() * (a.access == Access::in ? 1 : 2);
     } catch (const std::exception& e) {
         log_warn("capture of '{}' refused: {}", s.def.key(), e.what());
         return launch();
@@ -252,8 +210,9 @@ void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** param
     try {
         drv.stream_synchronize(stream);
         for (size_t i = 0; i < c.arrays.size(); ++i) {
+            if (!c.arrays[i].has_data()) continue;
             c.arrays[i].before.resize(c.arrays[i].bytes());
-            drv.download(c.arrays[i].before.data(), ptrs[i], c.arrays[i].bytes());
+            drv.download(c.arrays[i].before.data(), from[i], c.arrays[i].bytes());
         }
     } catch (const std::exception& e) {
         log_warn("capture of '{}' refused: {}", s.def.key(), e.what());
@@ -263,9 +222,9 @@ void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** param
     try {
         drv.stream_synchronize(stream);
         for (size_t i = 0; i < c.arrays.size(); ++i) {
-            if (c.arrays[i].access == Access::in) continue;
+            if (!c.arrays[i].has_data() || c.arrays[i].access == Access::in) continue;
             c.arrays[i].after.resize(c.arrays[i].bytes());
-            drv.download(c.arrays[i].after.data(), ptrs[i], c.arrays[i].bytes());
+            drv.download(c.arrays[i].after.data(), from[i], c.arrays[i].bytes());
         }
         std::string path = write_capture(capture_.dir, c);
         log_info("captured '{}' at {} ({:.1f} MiB) to {}", s.def.key(), s.problem.to_string(),

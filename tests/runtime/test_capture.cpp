@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -69,15 +70,17 @@ Capture make_capture(size_t n) {
     c.problem = ProblemSize(static_cast<int64_t>(n));
     c.config = nlohmann::json{{"block_x", 128}, {"items", 2}, {"min_blocks", 1}};
     c.device_name = "test device";
-    CapturedScalar sn{"n", DType::i32, Value(static_cast<long long>(n)), {}};
+    CapturedScalar sn, sa;
+    sn.name = "n", sn.dtype = DType::i32, sn.value = Value(static_cast<long long>(n));
     int32_t n32 = static_cast<int32_t>(n);
     sn.raw.assign(reinterpret_cast<char*>(&n32), reinterpret_cast<char*>(&n32) + 4);
-    CapturedScalar sa{"a", DType::f32, Value(0.5), {}};
+    sa.name = "a", sa.dtype = DType::f32, sa.value = Value(0.5);
     float a = 0.5f;
     sa.raw.assign(reinterpret_cast<char*>(&a), reinterpret_cast<char*>(&a) + 4);
     c.scalars = {sn, sa};
-    CapturedArray x{"x", DType::f32, Access::in, n, {}, {}, 0, 0};
-    CapturedArray y{"y", DType::f32, Access::inout, n, {}, {}, 0, 0};
+    CapturedArray x, y;
+    x.name = "x", x.dtype = DType::f32, x.access = Access::in, x.count = n;
+    y.name = "y", y.dtype = DType::f32, y.access = Access::inout, y.count = n;
     std::vector<float> xv(n), yv(n), yout(n);
     for (size_t i = 0; i < n; ++i) {
         xv[i] = static_cast<float>(i) * 0.25f;
@@ -92,7 +95,8 @@ Capture make_capture(size_t n) {
     y.before = bytes(yv);
     y.after = bytes(yout);
     c.arrays = {x, y};
-    c.order = {{false, 0}, {false, 1}, {true, 0}, {true, 1}};
+    c.order = {
+        {ArgKind::scalar, 0}, {ArgKind::scalar, 1}, {ArgKind::array, 0}, {ArgKind::array, 1}};
     return c;
 }
 
@@ -169,4 +173,100 @@ TEST(Capture, UnwritableDirectoryIsRefused) {
     Capture c = make_capture(16);
     EXPECT_THROW(write_capture("/proc/squall_not_writable", c), CaptureError);
     EXPECT_THROW(load_capture("/nonexistent/capture.json"), CaptureError);
+}
+
+// A struct argument: its scalar members feed the array counts, a null member pointer is
+// recorded as null, and everything survives a write and a load.
+TEST(Capture, StructArgumentsAreDescribedAndRoundTrip) {
+    struct Params {
+        double* out;
+        const double* in;
+        const double* absent;
+        int n, stride;
+        double scale;
+    };
+    KernelDef def = squall::rt::testing::saxpy_def("double");
+    def.arg_scalar("levels", DType::i32)
+        .arg_struct("f", sizeof(Params))
+        .member_array("out", DType::f64, Access::out, "f.n * levels", offsetof(Params, out))
+        .member_array("in", DType::f64, Access::in, "n * stride + 1", offsetof(Params, in))
+        .member_array("absent", DType::f64, Access::in, "n", offsetof(Params, absent))
+        .member_scalar("n", DType::i32, offsetof(Params, n))
+        .member_scalar("stride", DType::i32, offsetof(Params, stride))
+        .member_scalar("scale", DType::f64, offsetof(Params, scale));
+    EXPECT_THROW(KernelDef(def).member_scalar("x", DType::f64, sizeof(Params) - 4),
+                 std::logic_error);
+    EXPECT_THROW(squall::rt::testing::saxpy_def("double").member_scalar("x", DType::f64, 0),
+                 std::logic_error);
+    // The definition keeps its arguments through JSON (captures rebuild it).
+    KernelDef back = KernelDef::from_json(def.to_json());
+    ASSERT_EQ(back.args().size(), def.args().size());
+    EXPECT_EQ(back.args().back().members.size(), 6u);
+    EXPECT_EQ(back.args().back().members[1].offset, offsetof(Params, in));
+    EXPECT_EQ(back.to_json(), def.to_json());
+
+    // Fake launch: the pointer values only have to be distinct (nothing is downloaded).
+    Params p{reinterpret_cast<double*>(0x1000),
+             reinterpret_cast<const double*>(0x9000),
+             nullptr,
+             7,
+             3,
+             0.25};
+    int n = 5, levels = 4;
+    float a = 2.0f;
+    uint64_t x = 0x100, y = 0x200;
+    std::vector<void*> params{&n, &a, &x, &y, &levels, &p};
+    Capture c;
+    c.kernel = def.to_json();
+    c.problem = ProblemSize(n);
+    std::vector<uint64_t> from;
+    describe_launch(c, def.args(), params.data(), params.size(), from);
+    ASSERT_EQ(c.order.size(), 6u);
+    EXPECT_EQ(c.order[5], std::make_pair(ArgKind::structure, size_t(0)));
+    ASSERT_EQ(c.arrays.size(), 5u);
+    EXPECT_EQ(c.arrays[2].name, "out");
+    EXPECT_EQ(c.arrays[2].count, 28u); // f.n (member) * levels (argument)
+    EXPECT_EQ(c.arrays[3].count, 16u); // n: the argument; stride: the member
+    EXPECT_TRUE(c.arrays[4].null);
+    EXPECT_EQ(from, (std::vector<uint64_t>{0x100, 0x200, 0x1000, 0x9000, 0}));
+    EXPECT_EQ(c.arrays[3].member.parent, 0);
+    EXPECT_EQ(c.arrays[3].member.offset, offsetof(Params, in));
+    ASSERT_EQ(c.structs.size(), 1u);
+    EXPECT_EQ(c.structs[0].raw.size(), sizeof(Params));
+    EXPECT_THROW(describe_launch(c, def.args(), params.data(), 5, from), CaptureError);
+
+    // Fill the data and write it out.
+    for (size_t i = 0; i < c.arrays.size(); ++i) {
+        auto& arr = c.arrays[i];
+        if (!arr.has_data()) continue;
+        arr.before.assign(arr.bytes(), char(i + 1));
+        if (arr.access != Access::in) arr.after.assign(arr.bytes(), char(i + 7));
+    }
+    fs::path dir = fresh_dir("struct");
+    const std::string path = write_capture(dir.string(), c);
+    Capture r = load_capture(path);
+    EXPECT_EQ(r.order, c.order);
+    ASSERT_EQ(r.structs.size(), 1u);
+    EXPECT_EQ(r.structs[0].raw, c.structs[0].raw);
+    ASSERT_EQ(r.arrays.size(), c.arrays.size());
+    for (size_t i = 0; i < r.arrays.size(); ++i) {
+        EXPECT_EQ(r.arrays[i].name, c.arrays[i].name);
+        EXPECT_EQ(r.arrays[i].count, c.arrays[i].count);
+        EXPECT_EQ(r.arrays[i].null, c.arrays[i].null);
+        EXPECT_EQ(r.arrays[i].member.parent, c.arrays[i].member.parent);
+        EXPECT_EQ(r.arrays[i].member.offset, c.arrays[i].member.offset);
+        EXPECT_EQ(r.arrays[i].before, c.arrays[i].before);
+        EXPECT_EQ(r.arrays[i].after, c.arrays[i].after);
+    }
+    ASSERT_EQ(r.scalars.size(), c.scalars.size());
+    EXPECT_EQ(r.scalars.back().name, "scale");
+    EXPECT_DOUBLE_EQ(r.scalars.back().value.as_float(), 0.25);
+    EXPECT_EQ(r.scalars.back().member.parent, 0);
+
+    // A member placed past its struct's end is malformed, not a crash.
+    nlohmann::json doc = nlohmann::json::parse(std::ifstream(path));
+    doc["arguments"][5]["members"][0]["member_offset"] = 4096;
+    std::ofstream(path) << doc.dump();
+    EXPECT_THROW(load_capture(path), CaptureError);
+    fs::remove_all(dir);
 }

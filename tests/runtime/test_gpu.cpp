@@ -1,6 +1,7 @@
 // GPU tests (ctest -L gpu): compile, launch and check results across sampled
 // configurations; the disk cache is hit by a second runtime; wisdom drives selection;
 // capture leaves results unchanged. They fail, not skip, when there is no GPU.
+#include "runtime/replay.h"
 #include "runtime/runtime.h"
 
 #include "test_kernels.h"
@@ -206,6 +207,20 @@ TEST(Gpu, CaptureRecordsReferenceWithoutChangingResults) {
         ASSERT_EQ(before[i], y1);
         ASSERT_EQ(after[i], 2.0f * x[static_cast<size_t>(i)] + y1 + 1.0f);
     }
+    // Replay reproduces the launch bit for bit, with the captured configuration and
+    // with another one, and notices a reference that does not match.
+    ReplayResult same = replay_capture(rt, cap);
+    ASSERT_EQ(same.outputs.size(), 1u);
+    EXPECT_EQ(same.outputs[0].count, size_t(n));
+    EXPECT_TRUE(same.identical());
+    const Config other =
+        def.space().config_from_json({{"block_x", 64}, {"items", 4}, {"min_blocks", 2}});
+    EXPECT_TRUE(replay_capture(rt, cap, other).identical());
+    float* ref = reinterpret_cast<float*>(cap.arrays[1].after.data());
+    ref[17] += 1.0f;
+    ReplayResult wrong = replay_capture(rt, cap);
+    EXPECT_EQ(wrong.outputs[0].differing, 1u);
+    EXPECT_NEAR(wrong.outputs[0].max_abs, 1.0, 1e-5);
     // A capture over the size limit is refused and the run continues.
     RuntimeOptions small = options(cache);
     small.capture = CaptureSettings{{"*"}, 0, (cdir / "small").string(), 1024};
