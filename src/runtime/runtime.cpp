@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace squall::rt {
@@ -164,6 +165,15 @@ KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const C
     k.geom_ = g;
     if (capture_.enabled() && capture_.matches(def.key())) k.capture_ = &s;
     return k;
+}
+
+std::vector<std::string> Runtime::loaded_instances() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& [hash, s] : instances_)
+        out.push_back(s->def.key() + " " + s->problem.to_string());
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 // Slow path for launches of kernels selected by SQUALL_CAPTURE. Any problem is a

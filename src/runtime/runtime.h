@@ -118,6 +118,10 @@ public:
     // Compiles all requests in parallel threads, then loads them in order.
     std::vector<KernelInstance> instantiate_all(const std::vector<Request>& requests);
 
+    // "<key> <problem>" of every instance loaded so far, sorted (what a run launched or
+    // precompiled; tests compare it with what SQUALL_CAPTURE saved).
+    std::vector<std::string> loaded_instances();
+
 private:
     friend class KernelInstance;
     KernelInstance load(const KernelDef& def, const ProblemSize& p, const Config& c,

@@ -3,8 +3,10 @@
 // benchmark, plus the range each is launched over.
 #include "kernels/advec.cuh"
 #include "kernels/boundary.cuh"
+#include "kernels/diagnostics.cuh"
 #include "kernels/diff.cuh"
 #include "kernels/diff_fused.cuh"
+#include "kernels/halo.cuh"
 #include "kernels/pressure.cuh"
 #include "kernels/surface.cuh"
 #include "kernels/thermo.cuh"
@@ -31,6 +33,14 @@ using Kernels2d = KernelList<sq::GhostBottom, sq::GhostTop, sq::GhostW, sq::Ghos
 // Max-reductions.
 using Reductions =
     KernelList<sq::Cfl, sq::Divergence, sq::DnSmag, sq::DnConst, sq::SurfaceStableLimit>;
+
+// Sum-reductions (statistics).
+using SumReductions = KernelList<sq::KineticEnergyDz, sq::ValueDz>;
+// Max-reductions of the statistics.
+using DiagReductions = KernelList<sq::AbsDivergence>;
+// Halo copies (3-D traversals of a kernel struct passed whole).
+using HaloKernels = KernelList<sq::HaloWrapX, sq::HaloWrapY, sq::HaloPackX, sq::HaloUnpackX,
+                               sq::HaloPackY, sq::HaloUnpackY>;
 
 // w kernels run over kstart+1 <= k < kend, all others over kstart <= k < kend.
 inline bool on_w_levels(std::string_view name) {

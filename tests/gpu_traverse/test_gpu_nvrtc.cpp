@@ -94,16 +94,38 @@ TEST(GpuKernelsNvrtc, SampledConfigurations) {
     compile_all(jobs);
 }
 
-// The parameter tables agree with the structs (size), and every 3-D kernel of the model
-// has one, so SQUALL_CAPTURE can save its arrays.
+// The parameter tables agree with the structs (size: make_def throws otherwise), and every
+// tunable kernel of the model declares its arguments, so SQUALL_CAPTURE can save them: the
+// model's 3-D kernels as separate parameters, the others as one struct with its members,
+// reductions plus their partial results.
 TEST(GpuKernelsNvrtc, CaptureLayoutForEveryTunableKernel) {
     std::vector<Job> jobs;
     add_defaults(jobs, Kernels3d{}, gpu::Form::traverse3d);
-    for (const Job& j : jobs) {
-        EXPECT_FALSE(j.def.args().empty()) << j.def.key();
-        size_t arrays = 0;
-        for (const auto& a : j.def.args()) arrays += a.is_array;
-        EXPECT_GE(arrays, 2u) << j.def.key();
+    const size_t flat = jobs.size();
+    add_defaults(jobs, HaloKernels{}, gpu::Form::traverse3d);
+    add_defaults(jobs, Kernels2d{}, gpu::Form::traverse2d);
+    add_defaults(jobs, Reductions{}, gpu::Form::reduce_max);
+    add_defaults(jobs, DiagReductions{}, gpu::Form::reduce_max);
+    add_defaults(jobs, SumReductions{}, gpu::Form::reduce_sum);
+    for (const char* acc : {"float", "double"})
+        for (int op : {0, 1})
+            jobs.push_back({gpu::make_reduce_final_def(acc, op), rt::ProblemSize(1), {}});
+    EXPECT_EQ(jobs.size(), 2u * (25 + 6 + 7 + 5 + 1 + 2) + 4);
+    for (size_t n = 0; n < jobs.size(); ++n) {
+        const rt::KernelDef& d = jobs[n].def;
+        ASSERT_FALSE(d.args().empty()) << d.key();
+        size_t arrays = 0, structs = 0;
+        for (const auto& a : d.args()) {
+            arrays += a.is_array;
+            structs += a.is_struct();
+            for (const auto& m : a.members) {
+                arrays += m.is_array;
+                EXPECT_LE(m.offset + (m.is_array ? 8 : rt::dtype_size(m.dtype)), a.struct_bytes)
+                    << d.key() << " " << m.name;
+            }
+        }
+        EXPECT_GE(arrays, d.function_name() == "sq_reduce" ? 2u : 1u) << d.key();
+        EXPECT_EQ(structs, n < flat || d.function_name() == "sq_reduce_final" ? 0u : 1u) << d.key();
     }
 }
 

@@ -65,6 +65,45 @@ const std::map<std::string, std::string>& tables() {
     return t;
 }
 
+// Kernels passed as one struct parameter (2-D kernels, reductions, halo copies): the same
+// table syntax, used only to describe the struct to capture. More pointer kinds: 2w (T*,
+// 2-D, written), bw / bi (T* / const T*, a packed halo buffer).
+const std::map<std::string, std::string>& struct_tables() {
+    static const std::map<std::string, std::string> t = {
+        {"ghost_bottom", "a:3o values:2i value:T dzh_wall:T dirichlet:int kstart:int jj:int "
+                         "kk:int"},
+        {"ghost_top", "a:3o value:T dzh_wall:T dirichlet:int kend:int jj:int kk:int"},
+        {"ghost_w", "w:3o kstart:int kend:int jj:int kk:int"},
+        {"ghost_mirror", "a:3o kstart:int kend:int jj:int kk:int"},
+        {"surface_most", "ustar:2w obuk_inv:2w u:3i v:3i sfluxbot:2i g_over_thref:T ubot:T "
+                         "vbot:T z1:T z0m:T umin:T kstart:int jj:int kk:int"},
+        {"surface_momentum_flux", "ufluxbot:2w vfluxbot:2w dudz_bot:2w dvdz_bot:2w u:3i v:3i "
+                                  "ustar:2i obuk_inv:2i ubot:T vbot:T z1:T z0m:T kstart:int "
+                                  "jj:int kk:int"},
+        {"surface_scalar", "dsdz_bot:2w fluxbot:2i ustar:2i obuk_inv:2i z1:T jj:int"},
+        {"surface_stable_limit", "obuk_inv:2i z1:T z0m:T jj:int"},
+        {"cfl", "u:3i v:3i w:3i dzi:zi dxi:T dyi:T jj:int kk:int"},
+        {"divergence", "u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
+        {"dn_smag", "evisc:3i dzi:zi dxi:T dyi:T prandtl_t:T jj:int kk:int"},
+        {"dn_const", "K:T dzi:zi dxi:T dyi:T"},
+        {"diag_abs_divergence", "u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int "
+                                "kk:int"},
+        {"diag_ke_dz", "u:3i v:3i w:3i dz:zi jj:int kk:int"},
+        {"diag_value_dz", "a:3i dz:zi jj:int kk:int"},
+        {"halo_wrap_x", "a:3o istart:int iend:int imax:int jj:int kk:int"},
+        {"halo_wrap_y", "a:3o jstart:int jend:int jmax:int jj:int kk:int"},
+        {"halo_pack_x", "send_w:bw send_e:bw a:3i istart:int iend:int jstart:int jmax:int "
+                        "igc:int jj:int kk:int"},
+        {"halo_unpack_x", "a:3o recv_w:bi recv_e:bi istart:int iend:int jstart:int jmax:int "
+                          "igc:int jj:int kk:int"},
+        {"halo_pack_y", "send_s:bw send_n:bw a:3i jstart:int jend:int jgc:int icells:int jj:int "
+                        "kk:int"},
+        {"halo_unpack_y", "a:3o recv_s:bi recv_n:bi jstart:int jend:int jgc:int icells:int "
+                          "jj:int kk:int"},
+    };
+    return t;
+}
+
 struct Member {
     std::string name, kind;
     bool pointer() const { return kind != "T" && kind != "int"; }
@@ -85,18 +124,56 @@ size_t member_size(const Member& m, size_t value_size) {
     return m.pointer() ? sizeof(void*) : m.kind == "int" ? sizeof(int) : value_size;
 }
 
-// Capture element count of an array member (expressions over problem.* and the scalar
-// arguments): 3-D fields span sq_nlev levels of kk points, 2-D arrays kk points.
-std::string member_count(const Member& m) {
-    if (m.kind[0] == '3') return "kk * sq_nlev";
-    if (m.kind == "zi") return "sq_nlev";
-    return "kk";
+// The second letter of a pointer kind: o updated, w written, i read.
+rt::Access member_access(const Member& m) {
+    if (m.kind[1] == 'o') return rt::Access::inout;
+    if (m.kind[1] == 'w') return rt::Access::out;
+    return rt::Access::in;
 }
 
-rt::Access member_access(const Member& m) {
-    if (m.kind == "3o") return rt::Access::inout;
-    if (m.kind == "3w") return rt::Access::out;
-    return rt::Access::in;
+// Byte offsets of a table's members in a standard-layout struct (each member at the next
+// multiple of its size; all are 4 or 8 bytes); throws when they do not add up to the
+// struct's size.
+std::vector<size_t> member_offsets(const KernelType& t, const std::vector<Member>& members) {
+    const size_t vsize = t.prec == "float" ? 4 : 8;
+    std::vector<size_t> offsets;
+    size_t off = 0, align = 4;
+    for (const Member& m : members) {
+        const size_t s = member_size(m, vsize);
+        off = (off + s - 1) / s * s;
+        offsets.push_back(off);
+        off += s;
+        align = std::max(align, s);
+    }
+    off = (off + align - 1) / align * align;
+    if (off != t.size)
+        throw std::logic_error(fmt::format("GPU backend: the parameter table of '{}' describes "
+                                           "{} bytes, but sizeof({}) is {}",
+                                           t.name, off, t.cpp_type, t.size));
+    return offsets;
+}
+
+// Kernels taking their struct as one parameter: the struct and what lies in it, so that
+// SQUALL_CAPTURE can save it (every array as its whole allocation). Reductions add the
+// per-block partial results they write.
+void add_struct_args(rt::KernelDef& d, const KernelType& t) {
+    auto it = struct_tables().find(t.name);
+    if (it == struct_tables().end()) return;
+    const auto members = parse_table(it->second);
+    const auto offsets = member_offsets(t, members);
+    const rt::DType vt = t.prec == "float" ? rt::DType::f32 : rt::DType::f64;
+    d.arg_struct("f", t.size);
+    for (size_t n = 0; n < members.size(); ++n) {
+        const Member& m = members[n];
+        if (m.pointer())
+            d.member_array(m.name, vt, member_access(m), rt::whole_allocation, offsets[n]);
+        else
+            d.member_scalar(m.name, m.kind == "int" ? rt::DType::i32 : vt, offsets[n]);
+    }
+    if (t.form == Form::reduce_sum)
+        d.arg_array("partial", rt::DType::f64, rt::Access::out, rt::whole_allocation);
+    else if (t.form == Form::reduce_max)
+        d.arg_array("partial", vt, rt::Access::out, rt::whole_allocation);
 }
 
 // Shared-memory staging (stage.cuh): the block marches stage_levels levels over an x-y
@@ -197,9 +274,11 @@ std::vector<std::string> table_kernels() {
 
 std::vector<TableMember> table_members(const std::string& kernel) {
     std::vector<TableMember> out;
-    auto it = tables().find(kernel);
-    if (it != tables().end())
-        for (const Member& m : parse_table(it->second)) out.push_back({m.name, m.kind});
+    for (const auto* t : {&tables(), &struct_tables()}) {
+        auto it = t->find(kernel);
+        if (it != t->end())
+            for (const Member& m : parse_table(it->second)) out.push_back({m.name, m.kind});
+    }
     return out;
 }
 
@@ -212,22 +291,7 @@ const FlatLayout* flat_layout(const KernelType& t) {
     std::lock_guard<std::mutex> lock(mutex);
     auto done = layouts.find(t.key());
     if (done != layouts.end()) return &done->second;
-    // Standard layout: each member at the next multiple of its size (all are 4 or 8 bytes).
-    const size_t vsize = t.prec == "float" ? 4 : 8;
-    FlatLayout l;
-    size_t off = 0, align = 4;
-    for (const Member& m : parse_table(it->second)) {
-        const size_t s = member_size(m, vsize);
-        off = (off + s - 1) / s * s;
-        l.offsets.push_back(off);
-        off += s;
-        align = std::max(align, s);
-    }
-    off = (off + align - 1) / align * align;
-    if (off != t.size)
-        throw std::logic_error(fmt::format("GPU backend: the parameter table of '{}' describes "
-                                           "{} bytes, but sizeof({}) is {}",
-                                           t.name, off, t.cpp_type, t.size));
+    FlatLayout l{member_offsets(t, parse_table(it->second))};
     return &layouts.emplace(t.key(), std::move(l)).first->second;
 }
 
@@ -266,10 +330,14 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     if (t.form == Form::reduce_max || t.form == Form::reduce_sum) {
         const bool sum = t.form == Form::reduce_sum;
         d.template_args(t.cpp_type, sum ? "double" : t.prec, sum ? "1" : "0");
+        add_struct_args(d, t);
         return d;
     }
     d.template_args(t.cpp_type);
-    if (!flat) return d;
+    if (!flat) {
+        add_struct_args(d, t);
+        return d;
+    }
 
     // Parameters, aggregate initialiser and argument layout from the table.
     std::string params, init;
@@ -289,7 +357,7 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
         const std::string value = m.name == "jj" ? "SQ_JJ" : m.name == "kk" ? "SQ_KK" : m.name;
         init += (init.empty() ? "" : ", ") + value;
         if (m.pointer())
-            d.arg_array(m.name, vt, member_access(m), member_count(m));
+            d.arg_array(m.name, vt, member_access(m), rt::whole_allocation);
         else
             d.arg_scalar(m.name, m.kind == "int" ? rt::DType::i32 : vt);
     }
@@ -306,6 +374,11 @@ rt::KernelDef make_reduce_final_def(const std::string& acc_type, int op) {
         d.define(n, 1);
     d.define("SQ_REDUCE", 1).define("SQ_BX", rt::expr("block_x"));
     d.template_args(acc_type, op == 0 ? "0" : "1").block_size("block_x").grid_size("1");
+    // The partials and the result share one scratch allocation (capture saves it once).
+    const rt::DType at = acc_type == "float" ? rt::DType::f32 : rt::DType::f64;
+    d.arg_array("partial", at, rt::Access::in, rt::whole_allocation)
+        .arg_scalar("n", rt::DType::i32)
+        .arg_array("out", at, rt::Access::out, rt::whole_allocation);
     return d;
 }
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <iterator>
 #include <map>
 #include <numbers>
 #include <stdexcept>
@@ -115,16 +117,56 @@ std::vector<rt::KernelDef> pressure_gpu_kernel_defs(const std::string& prec) {
             .block_size("block_x")
             .launch_bounds("block_x");
     };
+    // Arguments as the kernels declare them, for SQUALL_CAPTURE (arrays saved whole).
+    const rt::DType vt = prec == "float" ? rt::DType::f32 : rt::DType::f64;
+    using rt::Access, rt::DType;
+    auto array = [&](rt::KernelDef& d, const char* name, Access a) -> rt::KernelDef& {
+        return d.arg_array(name, vt, a, rt::whole_allocation);
+    };
+    auto dims = [](rt::KernelDef& d) -> rt::KernelDef& {
+        d.arg_struct("d", sizeof(sq::PressurePackDims));
+        const char* names[] = {"itot",   "jtot", "ktot", "istart", "jstart",
+                               "kstart", "jj",   "kk",   "stride"};
+        static_assert(sizeof(sq::PressurePackDims) == sizeof(names) / sizeof(char*) * sizeof(int));
+        for (size_t n = 0; n < std::size(names); ++n)
+            d.member_scalar(names[n], DType::i32, n * sizeof(int));
+        return d;
+    };
+    auto thomas = [&](rt::KernelDef d) {
+        d.arg_scalar("ncol", DType::i64).arg_scalar("ktot", DType::i32);
+        array(d, "x", Access::inout), array(d, "gam", Access::out);
+        array(d, "bmat", Access::in), array(d, "coef", Access::in);
+        return d.arg_scalar("top_mean", vt);
+    };
+    auto hc = [&](rt::KernelDef d, const char* in, const char* out) {
+        d.arg_scalar("n", DType::i32).arg_scalar("rows", DType::i64);
+        array(d, in, Access::in), array(d, out, Access::out);
+        return d;
+    };
+    rt::KernelDef pack = box_def("pressure_gpu_pack"), unpack = box_def("pressure_gpu_unpack");
+    array(array(dims(pack), "field", Access::in), "packed", Access::out);
+    array(array(dims(unpack), "packed", Access::in), "field", Access::inout);
+    rt::KernelDef copy = box_def("pressure_gpu_pencil_copy");
+    copy.arg_struct("c", sizeof(sq::PencilCopy))
+        .member_scalar("n0", DType::i32, offsetof(sq::PencilCopy, n0))
+        .member_scalar("n1", DType::i32, offsetof(sq::PencilCopy, n1))
+        .member_scalar("n2", DType::i32, offsetof(sq::PencilCopy, n2))
+        .member_scalar("nblocks", DType::i32, offsetof(sq::PencilCopy, nblocks));
+    array(array(copy, "src", Access::in), "dst", Access::inout);
+    rt::KernelDef mirror = box_def("pressure_gpu_mirror_bottom");
+    array(dims(mirror), "field", Access::inout);
     // In the order of PressureKernel.
     std::vector<rt::KernelDef> defs{
-        box_def("pressure_gpu_pack"),
-        line_def("pressure_gpu_thomas", "pressure_gpu_thomas", 128, {prec, "2"}),
-        box_def("pressure_gpu_unpack"),
-        line_def("pressure_gpu_thomas", "pressure_gpu_thomas_real", 128, {prec, "1"}),
-        box_def("pressure_gpu_pencil_copy"),
-        line_def("pressure_gpu_hc_from_complex", "pressure_gpu_hc_from_complex", 256, {prec}),
-        line_def("pressure_gpu_complex_from_hc", "pressure_gpu_complex_from_hc", 256, {prec}),
-        box_def("pressure_gpu_mirror_bottom")};
+        pack,
+        thomas(line_def("pressure_gpu_thomas", "pressure_gpu_thomas", 128, {prec, "2"})),
+        unpack,
+        thomas(line_def("pressure_gpu_thomas", "pressure_gpu_thomas_real", 128, {prec, "1"})),
+        copy,
+        hc(line_def("pressure_gpu_hc_from_complex", "pressure_gpu_hc_from_complex", 256, {prec}),
+           "cplx", "hc"),
+        hc(line_def("pressure_gpu_complex_from_hc", "pressure_gpu_complex_from_hc", 256, {prec}),
+           "hc", "cplx"),
+        mirror};
     static_assert(PressureKernel::count == 8);
     return defs;
 }
