@@ -56,7 +56,7 @@ struct Options {
     std::string only;               // comma-separated kernel names; empty: all
     std::string seed_wisdom;        // round 0 also tries this directory's records for the size
     std::vector<json> seed_configs; // and these configurations, where valid
-    int samples = 60;               // random samples: advec_u_2i5, advec_uvw_2i5, diff_uvw_smag
+    int samples = 60;               // random samples: advec_u_2i5 and diff_uvw_smag
     int others = 6;                 // every other kernel
     int rounds = 3;                 // coordinate-search rounds after the samples (main kernels)
     int other_rounds = 1;           // the same, every other kernel
@@ -317,7 +317,7 @@ void add_search(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt
     if (!wanted(o, F::name)) return;
     Search<T> s;
     s.name = F::name;
-    s.main = s.name == "advec_u_2i5" || s.name == "diff_uvw_smag" || s.name == "advec_uvw_2i5";
+    s.main = s.name == "advec_u_2i5" || s.name == "diff_uvw_smag";
     s.range = pool.g.range(s.name);
     s.problem = gpu::problem_of(s.range);
     const F f = make_kernel<F>(pool, s.outputs, s.arrays);

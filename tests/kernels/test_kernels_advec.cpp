@@ -2,7 +2,6 @@
 // non-cubic 24 x 20 x 16 stretched grid with non-uniform density, near-wall levels included;
 // plus kernel conservation checks and mutation checks of the harness itself.
 #include "kernels/advec.cuh"
-#include "kernels/advec_fused.cuh"
 
 #include "kernel_harness.h"
 
@@ -124,31 +123,6 @@ TYPED_TEST(AdvecKernels, W2i5) {
 }
 TYPED_TEST(AdvecKernels, S2i5) {
     compare_scheme2i5<sq::AdvecS2i5, TypeParam>(Loc::S, "AdvecS2i5");
-}
-
-// The fused kernel against the same independent reference, per component; w's wall level
-// (kstart) must stay untouched.
-TYPED_TEST(AdvecKernels, UVW2i5Fused) {
-    using T = TypeParam;
-    const Inputs in = make_inputs<T>();
-    const RefGrid& g = in.g;
-    const Metrics<T> m(g);
-    std::vector<T> u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w);
-    std::vector<T> ut = to_t<T>(in.tend0), vt = ut, wt = ut;
-    const sq::AdvecUVW2i5<T> kn{ut.data(),    vt.data(),     wt.data(),    u.data(),
-                                v.data(),     w.data(),      m.dzi.data(), m.dzhi.data(),
-                                m.rho.data(), m.rhoh.data(), m.dxi,        m.dyi,
-                                m.jj,         m.kk,          g.kstart,     g.kend};
-    run_kernel(kn, g, g.kstart, g.kend);
-    const Loc locs[] = {Loc::U, Loc::V, Loc::W};
-    const std::vector<T>* outs[] = {&ut, &vt, &wt};
-    const char* names[] = {"AdvecUVW2i5 u", "AdvecUVW2i5 v", "AdvecUVW2i5 w"};
-    for (int c = 0; c < 3; ++c) {
-        const Vec ref = sqref::ref_advec_2i5(g, locs[c], phi_of(in, locs[c]), in.u, in.v, in.w);
-        const int k0 = locs[c] == Loc::W ? g.kstart + 1 : g.kstart;
-        SQ_EXPECT_MATCH(T, compare(g, *outs[c], expect_added(in.tend0, ref), in.tend0, k0, g.kend),
-                        names[c]);
-    }
 }
 
 // Mutation check of the harness: a 1e-3 change of one kernel input next to the wall must be

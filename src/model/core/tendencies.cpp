@@ -2,7 +2,6 @@
 // Every point computation is a kernel struct from kernels/, launched through launch().
 #include "backends/launch.h"
 #include "kernels/advec.cuh"
-#include "kernels/advec_fused.cuh"
 #include "kernels/boundary.cuh"
 #include "kernels/diff.cuh"
 #include "kernels/diff_fused.cuh"
@@ -118,9 +117,12 @@ void Model<T>::advection() {
                                              g_.dxi, g_.dyi, d.jj, d.kk});
     } else {
         const int ks = d.kstart, ke = d.kend;
-        // u, v and w in one pass: the velocities are read once for all three.
-        launch(range_c(), sq::AdvecUVW2i5<T>{f_.ut.data(), f_.vt.data(), f_.wt.data(), u, v, w, dzi,
-                                             dzhi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk, ks, ke});
+        launch(range_c(), sq::AdvecU2i5<T>{f_.ut.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi,
+                                           d.jj, d.kk, ks, ke});
+        launch(range_c(), sq::AdvecV2i5<T>{f_.vt.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi,
+                                           d.jj, d.kk, ks, ke});
+        launch(range_w(), sq::AdvecW2i5<T>{f_.wt.data(), u, v, w, dzhi, rho, rhoh, g_.dxi, g_.dyi,
+                                           d.jj, d.kk, ks, ke});
         if (f_.has_scalar)
             launch(range_c(), sq::AdvecS2i5<T>{f_.st.data(), f_.s.data(), u, v, w, dzi, rho, rhoh,
                                                g_.dxi, g_.dyi, d.jj, d.kk, ks, ke});
