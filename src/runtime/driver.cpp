@@ -187,6 +187,12 @@ void Driver::set_max_dynamic_shared(void* function, unsigned bytes) const {
           "cuFuncSetAttribute");
 }
 
+void Driver::set_preferred_carveout(void* function, int percent) const {
+    check(api_->p_cuFuncSetAttribute(static_cast<CUfunction>(function),
+                                     CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent),
+          "cuFuncSetAttribute");
+}
+
 int Driver::function_attribute_registers(void* function) const {
     int v = 0;
     check(api_->p_cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS,
@@ -331,6 +337,9 @@ void* Driver::module_function(void*, const std::string&) const {
     throw NoDeviceError(error_);
 }
 void Driver::set_max_dynamic_shared(void*, unsigned) const {
+    require();
+}
+void Driver::set_preferred_carveout(void*, int) const {
     require();
 }
 int Driver::function_attribute_registers(void*) const {

@@ -69,6 +69,8 @@ public:
     void module_unload(void* module) const;
     void* module_function(void* module, const std::string& name) const;
     void set_max_dynamic_shared(void* function, unsigned bytes) const;
+    // PREFERRED_SHARED_MEMORY_CARVEOUT of a function, in percent (0: the largest L1).
+    void set_preferred_carveout(void* function, int percent) const;
     int function_attribute_registers(void* function) const;
 
     DevicePtr alloc(size_t bytes) const;

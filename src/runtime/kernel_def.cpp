@@ -126,6 +126,12 @@ KernelDef& KernelDef::grid_size(std::string x, std::string y, std::string z) {
     return *this;
 }
 
+KernelDef& KernelDef::preferred_carveout(std::string percent) {
+    carveout_e_ = compile(percent);
+    carveout_ = std::move(percent);
+    return *this;
+}
+
 KernelDef& KernelDef::shared_memory(std::string bytes) {
     smem_e_ = compile(bytes);
     smem_ = std::move(bytes);
@@ -230,6 +236,12 @@ LaunchGeometry KernelDef::geometry(const Config& c, const ProblemSize& p,
             "the device's limits",
             key_, space_.format(c), g.threads_per_block(), smem));
     g.shared_mem = static_cast<unsigned>(smem);
+    const int64_t carveout = carveout_e_.empty() ? -1 : carveout_e_.eval(slots.data()).as_int();
+    if (carveout < -1 || carveout > 100)
+        throw std::invalid_argument(fmt::format("kernel '{}': [{}] gives a shared-memory "
+                                                "carveout of {} %, outside -1..100",
+                                                key_, space_.format(c), carveout));
+    g.carveout = static_cast<int>(carveout);
     return g;
 }
 
@@ -337,6 +349,7 @@ nlohmann::json KernelDef::to_json(bool with_sources) const {
               {"grid", grid_follows_block_ ? block_ : grid_},
               {"grid_is_divisor", grid_is_divisor_},
               {"shared_memory", smem_},
+              {"carveout", carveout_},
               {"launch_bounds", {lb_threads_, lb_blocks_}},
               {"args", args}};
     if (with_sources) j["sources"] = sources_->to_json();
@@ -368,6 +381,8 @@ KernelDef KernelDef::from_json(const nlohmann::json& j) {
         k.grid_size(g[0], g[1], g[2]);
     }
     k.shared_memory(j.at("shared_memory").get<std::string>());
+    if (const std::string c = j.value("carveout", std::string("-1")); c != "-1")
+        k.preferred_carveout(c);
     auto lb = j.at("launch_bounds").get<std::array<std::string, 2>>();
     if (!lb[0].empty()) k.launch_bounds(lb[0], lb[1]);
     for (const auto& a : j.at("args")) k.args_.push_back(arg_from_json(a));

@@ -82,6 +82,9 @@ struct LaunchGeometry {
     std::array<unsigned, 3> grid{1, 1, 1};
     std::array<unsigned, 3> block{1, 1, 1};
     unsigned shared_mem = 0;
+    // Preferred shared-memory share of the unified L1/shared memory in percent (the
+    // function attribute PREFERRED_SHARED_MEMORY_CARVEOUT); -1: the driver's choice.
+    int carveout = -1;
     unsigned threads_per_block() const { return block[0] * block[1] * block[2]; }
 };
 
@@ -130,6 +133,9 @@ public:
     // Defines SQUALL_LAUNCH_BOUNDS as __launch_bounds__(threads, min_blocks); without
     // this call it expands to nothing. Kernels write: __global__ void SQUALL_LAUNCH_BOUNDS f(...)
     KernelDef& launch_bounds(std::string max_threads, std::string min_blocks = "1");
+    // Preferred shared-memory carveout in percent of the unified L1/shared memory (0:
+    // the largest L1), an expression; "-1" (the default) leaves it to the driver.
+    KernelDef& preferred_carveout(std::string percent);
 
     // Argument layout (optional; required for capture).
     KernelDef& arg_array(std::string name, DType type, Access access, std::string count);
@@ -175,9 +181,9 @@ private:
     std::array<std::string, 3> block_{"1", "1", "1"}, grid_;
     bool grid_is_divisor_ = true;
     bool grid_follows_block_ = true; // grid divisors track block_size until set
-    std::string smem_ = "0", lb_threads_, lb_blocks_;
+    std::string smem_ = "0", lb_threads_, lb_blocks_, carveout_ = "-1";
     std::array<Expr, 3> block_e_, grid_e_;
-    Expr smem_e_, lb_threads_e_, lb_blocks_e_;
+    Expr smem_e_, lb_threads_e_, lb_blocks_e_, carveout_e_;
     std::vector<ArgDef> args_;
 };
 

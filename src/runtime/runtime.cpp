@@ -155,6 +155,7 @@ KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const C
         s->module = drv.module_load(compiled->cubin);
         s->function = drv.module_function(s->module, compiled->lowered_name);
         if (g.shared_mem > 48 * 1024) drv.set_max_dynamic_shared(s->function, g.shared_mem);
+        if (g.carveout >= 0) drv.set_preferred_carveout(s->function, g.carveout);
         it = instances_.emplace(key, std::move(s)).first;
     }
     InstanceState& s = *it->second;

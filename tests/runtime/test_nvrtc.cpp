@@ -70,6 +70,24 @@ TEST(KernelDef, BuildsSpecAndGeometry) {
     EXPECT_THROW(def.geometry(bad, ProblemSize(100), d), std::invalid_argument);
 }
 
+// The L1/shared carveout is a launch attribute: the driver's choice unless the definition
+// gives an expression, validated per configuration and kept through JSON.
+TEST(KernelDef, PreferredCarveout) {
+    DeviceInfo d = DeviceInfo::for_arch("sm_90");
+    KernelDef def = saxpy_def("double");
+    const Config c = def.space().default_config();
+    EXPECT_EQ(def.geometry(c, ProblemSize(1000), d).carveout, -1);
+    def.preferred_carveout("min_blocks == 1 ? 0 : 50");
+    EXPECT_EQ(def.geometry(c, ProblemSize(1000), d).carveout, 0);
+    Config c2 = def.space().config_from_json({{"min_blocks", 2}});
+    EXPECT_EQ(def.geometry(c2, ProblemSize(1000), d).carveout, 50);
+    const KernelDef back = KernelDef::from_json(def.to_json());
+    EXPECT_EQ(back.geometry(c2, ProblemSize(1000), d).carveout, 50);
+    def.preferred_carveout("min_blocks * 60");
+    EXPECT_THROW(def.geometry(c2, ProblemSize(1000), d), std::invalid_argument);
+    EXPECT_THROW(def.preferred_carveout("no_such_param"), ExprError);
+}
+
 TEST(KernelDef, TyposFailAtDefinition) {
     EXPECT_THROW(saxpy_def().restriction("block_y > 1"), ExprError);
     EXPECT_THROW(saxpy_def().block_size("blockx"), ExprError);

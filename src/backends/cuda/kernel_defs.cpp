@@ -231,10 +231,15 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
     d.tune("march_y", values(sp::march), 1).tune("march_z", values(sp::march), 1);
     // Levels a block marches through (chunks of block_z * tile_z levels).
     std::string levels = "march_z";
-    if (deferrable && t.stage_reach >= 0 && flat) {
+    const bool stageable = deferrable && t.stage_reach >= 0 && flat;
+    if (stageable) {
         add_staging(d, t);
         levels = "(stage ? stage_levels : march_z)";
     }
+    // The unified L1/shared memory split: the driver's choice, or the largest L1 (the
+    // stencils reread their neighbours' values through L1). Staging needs shared memory.
+    d.tune("l1_carveout", {-1, 0}, -1).preferred_carveout("l1_carveout");
+    if (stageable) d.restriction("stage == 0 || l1_carveout == -1");
     const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
                              {"SQ_TX", "tile_x"},     {"SQ_TY", "tile_y"},   {"SQ_TZ", "tile_z"},
                              {"SQ_CX", "contig_x"},   {"SQ_CY", "contig_y"}, {"SQ_CZ", "contig_z"},
