@@ -233,7 +233,7 @@ void describe_launch(Capture& c, const std::vector<ArgDef>& args, void* const* p
         CapturedScalar sc{a.name, a.dtype, scalar_value(a.dtype, bytes),
                           std::vector<char>(bytes, bytes + dtype_size(a.dtype)), member};
         c.scalars.push_back(std::move(sc));
-        return c.scalars.size() - 1;
+        return std::make_pair(ArgKind::scalar, c.scalars.size() - 1);
     };
     auto add_array = [&](const ArgDef& a, const char* bytes, MemberOf member) {
         CapturedArray arr;
@@ -263,27 +263,23 @@ void describe_launch(Capture& c, const std::vector<ArgDef>& args, void* const* p
         from.push_back(source);
         whole.push_back(all);
         c.arrays.push_back(std::move(arr));
-        return c.arrays.size() - 1;
+        return std::make_pair(ArgKind::array, c.arrays.size() - 1);
+    };
+    // An array or scalar, a launch argument or a struct member: (kind, index).
+    auto add = [&](const ArgDef& a, const char* bytes, MemberOf member) {
+        return a.is_array ? add_array(a, bytes, member) : add_scalar(a, bytes, member);
     };
     for (size_t i = 0; i < count; ++i) {
         const ArgDef& a = args[i];
         const char* bytes = static_cast<const char*>(params[i]);
         if (!a.is_struct()) {
-            if (a.is_array)
-                c.order.emplace_back(ArgKind::array, add_array(a, bytes, {}));
-            else
-                c.order.emplace_back(ArgKind::scalar, add_scalar(a, bytes, {}));
+            c.order.push_back(add(a, bytes, {}));
             continue;
         }
         const int parent = int(c.structs.size());
         c.order.emplace_back(ArgKind::structure, c.structs.size());
         c.structs.push_back({a.name, std::vector<char>(bytes, bytes + a.struct_bytes)});
-        for (const ArgDef& m : a.members) {
-            if (m.is_array)
-                add_array(m, bytes + m.offset, {parent, m.offset});
-            else
-                add_scalar(m, bytes + m.offset, {parent, m.offset});
-        }
+        for (const ArgDef& m : a.members) add(m, bytes + m.offset, {parent, m.offset});
     }
 }
 
@@ -389,11 +385,16 @@ struct Loader {
         c.arrays.push_back(std::move(arr));
     }
 
-    void argument(const json& a) {
+    // A scalar or an array, a launch argument or a struct member.
+    void value(const json& a, MemberOf member) {
         const std::string kind = a.at("kind");
-        if (kind == "scalar") return scalar(a, {});
-        if (kind == "array") return array(a, {});
-        if (kind != "struct") throw CaptureError("unknown argument kind '" + kind + "'");
+        if (kind == "scalar") return scalar(a, member);
+        if (kind == "array") return array(a, member);
+        throw CaptureError("unknown argument kind '" + kind + "'");
+    }
+
+    void argument(const json& a) {
+        if (a.at("kind") != "struct") return value(a, {});
         const int parent = int(c.structs.size());
         c.order.emplace_back(ArgKind::structure, c.structs.size());
         c.structs.push_back({a.at("name"), from_hex(a.at("bytes_hex"))});
@@ -404,10 +405,7 @@ struct Loader {
             if (member.offset + size > c.structs.back().raw.size())
                 throw CaptureError("member '" + m.at("name").get<std::string>() +
                                    "' lies past the end of struct '" + c.structs.back().name + "'");
-            if (m.at("kind") == "array")
-                array(m, member);
-            else
-                scalar(m, member);
+            value(m, member);
         }
     }
 };

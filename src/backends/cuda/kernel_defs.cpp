@@ -124,6 +124,14 @@ size_t member_size(const Member& m, size_t value_size) {
     return m.pointer() ? sizeof(void*) : m.kind == "int" ? sizeof(int) : value_size;
 }
 
+// The element type of a precision, and of a table member (pointers: what they point to).
+rt::DType real_dtype(const std::string& prec) {
+    return prec == "float" ? rt::DType::f32 : rt::DType::f64;
+}
+rt::DType member_dtype(const Member& m, const std::string& prec) {
+    return m.kind == "int" ? rt::DType::i32 : real_dtype(prec);
+}
+
 // The second letter of a pointer kind: o updated, w written, i read.
 rt::Access member_access(const Member& m) {
     if (m.kind[1] == 'o') return rt::Access::inout;
@@ -161,19 +169,19 @@ void add_struct_args(rt::KernelDef& d, const KernelType& t) {
     if (it == struct_tables().end()) return;
     const auto members = parse_table(it->second);
     const auto offsets = member_offsets(t, members);
-    const rt::DType vt = t.prec == "float" ? rt::DType::f32 : rt::DType::f64;
     d.arg_struct("f", t.size);
     for (size_t n = 0; n < members.size(); ++n) {
         const Member& m = members[n];
+        const rt::DType type = member_dtype(m, t.prec);
         if (m.pointer())
-            d.member_array(m.name, vt, member_access(m), rt::whole_allocation, offsets[n]);
+            d.member_array(m.name, type, member_access(m), rt::whole_allocation, offsets[n]);
         else
-            d.member_scalar(m.name, m.kind == "int" ? rt::DType::i32 : vt, offsets[n]);
+            d.member_scalar(m.name, type, offsets[n]);
     }
     if (t.form == Form::reduce_sum)
         d.arg_array("partial", rt::DType::f64, rt::Access::out, rt::whole_allocation);
     else if (t.form == Form::reduce_max)
-        d.arg_array("partial", vt, rt::Access::out, rt::whole_allocation);
+        d.arg_array("partial", real_dtype(t.prec), rt::Access::out, rt::whole_allocation);
 }
 
 // Shared-memory staging (stage.cuh): the block marches stage_levels levels over an x-y
@@ -347,12 +355,11 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     // Parameters, aggregate initialiser and argument layout from the table.
     std::string params, init;
     const auto members = parse_table(tables().at(t.name));
-    const rt::DType vt = t.prec == "float" ? rt::DType::f32 : rt::DType::f64;
     for (const Member& m : members) {
-        const std::string type = m.kind == "int"                    ? "int"
-                                 : m.kind == "T"                    ? t.prec
-                                 : m.kind == "3o" || m.kind == "3w" ? t.prec + "*"
-                                                                    : "const " + t.prec + "*";
+        const std::string type = m.kind == "int"                      ? "int"
+                                 : m.kind == "T"                      ? t.prec
+                                 : member_access(m) != rt::Access::in ? t.prec + "*"
+                                                                      : "const " + t.prec + "*";
         // __restrict__ as on the struct's members (the kernels' contract): on parameters
         // the compiler honours it, so loads go through the read-only path. (Repeated loads
         // across a tile's points are merged only when no store comes between: SQ_DEFER.)
@@ -362,9 +369,9 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
         const std::string value = m.name == "jj" ? "SQ_JJ" : m.name == "kk" ? "SQ_KK" : m.name;
         init += (init.empty() ? "" : ", ") + value;
         if (m.pointer())
-            d.arg_array(m.name, vt, member_access(m), rt::whole_allocation);
+            d.arg_array(m.name, member_dtype(m, t.prec), member_access(m), rt::whole_allocation);
         else
-            d.arg_scalar(m.name, m.kind == "int" ? rt::DType::i32 : vt);
+            d.arg_scalar(m.name, member_dtype(m, t.prec));
     }
     d.arg_scalar("sq_nlev", rt::DType::i32);
     d.define("SQ_FLAT_PARAMS", params).define("SQ_FLAT_INIT", init);
@@ -380,7 +387,7 @@ rt::KernelDef make_reduce_final_def(const std::string& acc_type, int op) {
     d.define("SQ_REDUCE", 1).define("SQ_BX", rt::expr("block_x"));
     d.template_args(acc_type, op == 0 ? "0" : "1").block_size("block_x").grid_size("1");
     // The partials and the result share one scratch allocation (capture saves it once).
-    const rt::DType at = acc_type == "float" ? rt::DType::f32 : rt::DType::f64;
+    const rt::DType at = real_dtype(acc_type);
     d.arg_array("partial", at, rt::Access::in, rt::whole_allocation)
         .arg_scalar("n", rt::DType::i32)
         .arg_array("out", at, rt::Access::out, rt::whole_allocation);
