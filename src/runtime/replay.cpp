@@ -51,6 +51,16 @@ ReplayResult replay_capture(Runtime& rt, const Capture& c, const std::optional<C
         throw CaptureError(fmt::format("capture of '{}': configuration {}: {}", def.key(),
                                        c.config.dump(), e.what()));
     }
+    // A capture loaded without verification may hold short data files.
+    for (const CapturedArray& a : c.arrays) {
+        const bool written = a.has_data() && a.access != Access::in;
+        if ((a.has_data() && a.before.size() != a.bytes()) ||
+            (written && a.after.size() != a.bytes()))
+            throw CaptureError(fmt::format("capture of '{}': array '{}' holds {} / {} bytes "
+                                           "before / after, expected {}",
+                                           def.key(), a.name, a.before.size(), a.after.size(),
+                                           a.bytes()));
+    }
     KernelInstance k = rt.instantiate(def, c.problem, cfg);
 
     // Device copies of the saved arrays; pointer values as the kernel gets them.

@@ -1,5 +1,6 @@
 #include "runtime/capture.h"
 #include "runtime/hash.h"
+#include "runtime/replay.h"
 
 #include "test_kernels.h"
 
@@ -166,6 +167,19 @@ TEST(Capture, FlippedByteIsDetected) {
     EXPECT_NO_THROW(load_capture(path, /*verify=*/false));
     fs::resize_file(data, 100);
     EXPECT_THROW(load_capture(path), CaptureError);
+    // Loaded without verification, the short file is refused by replay before anything
+    // is compiled or uploaded (a compile-only runtime would otherwise fail differently).
+    const Capture unverified = load_capture(path, /*verify=*/false);
+    RuntimeOptions o;
+    o.use_device = false;
+    o.cache_dir = "";
+    Runtime rt(o);
+    try {
+        replay_capture(rt, unverified);
+        FAIL() << "short data file not refused";
+    } catch (const CaptureError& e) {
+        EXPECT_NE(std::string(e.what()).find("'y'"), std::string::npos) << e.what();
+    }
     fs::remove_all(dir);
 }
 
