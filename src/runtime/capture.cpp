@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -130,12 +132,31 @@ std::string stem_for(const std::string& dir, const Capture& c) {
     std::string key = c.kernel.value("key", "kernel");
     for (char& ch : key)
         if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-') ch = '_';
-    std::string base = fmt::format("{}_{}", key, c.problem.to_string());
-    std::string stem = base;
+    const std::string base = fmt::format("{}_{}", key, c.problem.to_string());
+    // Several processes (MPI ranks) may capture the same kernel into one directory at once.
+    // A stem is taken only by atomically creating its claim file (O_EXCL), so no two writers
+    // share data files; the claim is removed once the stem's JSON exists (release_stem).
+    for (int i = 0;; ++i) {
+        const std::string stem = i == 0 ? base : fmt::format("{}_{}", base, i);
+        std::error_code ec;
+        if (fs::exists(dir + "/" + stem + ".json", ec)) continue;
+        const std::string claim = dir + "/" + stem + ".claim";
+        const int fd = ::open(claim.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+        if (fd >= 0) {
+            ::close(fd);
+            // Another writer may have finished this stem between the check and the claim.
+            if (!fs::exists(dir + "/" + stem + ".json", ec)) return stem;
+            fs::remove(claim, ec);
+        } else if (errno != EEXIST) {
+            throw CaptureError(fmt::format("cannot create capture claim file {}: {}", claim,
+                                           std::strerror(errno)));
+        }
+    }
+}
+
+void release_stem(const std::string& dir, const std::string& stem) {
     std::error_code ec;
-    for (int i = 1; fs::exists(dir + "/" + stem + ".json", ec); ++i)
-        stem = fmt::format("{}_{}", base, i);
-    return stem;
+    fs::remove(dir + "/" + stem + ".claim", ec);
 }
 
 } // namespace
@@ -290,6 +311,10 @@ std::string write_capture(const std::string& dir, Capture& c) {
         throw CaptureError(fmt::format("capture directory '{}' is not writable{}", dir,
                                        ec ? " (" + ec.message() + ")" : ""));
     const std::string stem = stem_for(dir, c);
+    struct Release {
+        const std::string &dir, &stem;
+        ~Release() { release_stem(dir, stem); }
+    } release{dir, stem};
     json args = json::array();
     for (auto [kind, idx] : c.order) {
         if (kind == ArgKind::scalar) {

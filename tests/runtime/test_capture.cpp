@@ -6,10 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace squall::rt;
@@ -137,6 +142,57 @@ TEST(Capture, RoundTripIsByteIdentical) {
     // A second capture of the same kernel and size does not overwrite the first.
     Capture c2 = make_capture(1000);
     EXPECT_NE(write_capture(dir.string(), c2), path);
+    fs::remove_all(dir);
+}
+
+// MPI ranks of one run capture the same kernels into one directory at the same moment.
+// Every capture must survive intact: none overwritten, no data file shared between two.
+TEST(Capture, ConcurrentWritersNeverShareAStem) {
+    fs::path dir = fresh_dir("concurrent");
+    fs::create_directories(dir);
+    constexpr int writers = 4, per_writer = 12;
+    const auto start = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    std::vector<pid_t> children;
+    for (int w = 0; w < writers; ++w) {
+        const pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            std::this_thread::sleep_until(start);
+            int status = 0;
+            try {
+                for (int r = 0; r < per_writer; ++r) {
+                    Capture c = make_capture(20000);
+                    // Tag the capture's data with its writer and round.
+                    const float tag = float(w * per_writer + r);
+                    std::memcpy(c.arrays[0].before.data(), &tag, sizeof tag);
+                    write_capture(dir.string(), c);
+                }
+            } catch (...) {
+                status = 1;
+            }
+            _exit(status);
+        }
+        children.push_back(pid);
+    }
+    for (pid_t pid : children) {
+        int status = -1;
+        waitpid(pid, &status, 0);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    std::set<int> tags;
+    int json_files = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        EXPECT_EQ(name.find(".claim"), std::string::npos) << "left behind: " << name;
+        if (e.path().extension() != ".json") continue;
+        ++json_files;
+        const Capture r = load_capture(e.path().string()); // verifies every data file's hash
+        float tag = -1;
+        std::memcpy(&tag, r.arrays[0].before.data(), sizeof tag);
+        tags.insert(int(tag));
+    }
+    EXPECT_EQ(json_files, writers * per_writer);
+    EXPECT_EQ(int(tags.size()), writers * per_writer);
     fs::remove_all(dir);
 }
 
