@@ -168,12 +168,12 @@ KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const C
     return k;
 }
 
-std::vector<std::string> Runtime::loaded_instances() {
+std::vector<Runtime::Loaded> Runtime::loaded_instances() {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<std::string> out;
-    for (const auto& [hash, s] : instances_)
-        out.push_back(s->def.key() + " " + s->problem.to_string());
-    std::sort(out.begin(), out.end());
+    std::vector<Loaded> out;
+    for (const auto& [hash, s] : instances_) out.push_back({s->def.key(), s->problem});
+    std::sort(out.begin(), out.end(),
+              [](const Loaded& a, const Loaded& b) { return a.name() < b.name(); });
     return out;
 }
 

@@ -118,9 +118,14 @@ public:
     // Compiles all requests in parallel threads, then loads them in order.
     std::vector<KernelInstance> instantiate_all(const std::vector<Request>& requests);
 
-    // "<key> <problem>" of every instance loaded so far, sorted (what a run launched or
-    // precompiled; tests compare it with what SQUALL_CAPTURE saved).
-    std::vector<std::string> loaded_instances();
+    // Every instance loaded so far, sorted by key and problem (what a run launched or
+    // precompiled; tests compare it with what SQUALL_CAPTURE saved, tuners with what to tune).
+    struct Loaded {
+        std::string key;
+        ProblemSize problem;
+        std::string name() const { return key + " " + problem.to_string(); }
+    };
+    std::vector<Loaded> loaded_instances();
 
 private:
     friend class KernelInstance;

@@ -4,19 +4,22 @@
 //        gpu_pressure_bench --tune DIR [--sizes 512,48x48x48,...]
 // With P ranks the domain is split 1 x P (pencil solve, one GPU per rank on a node); each
 // solve starts after a barrier and its time is the slowest rank's.
-// --tune (one rank) searches the single-rank solve's kernels (pack, thomas, unpack) and
-// appends the best configuration of each to DIR as wisdom (see tune()).
+// --tune searches the solve's kernels (one rank: pack, thomas, unpack; several ranks, 1 x P:
+// the pencil kernels) and appends the best configuration of each to DIR as wisdom (tune()).
 // Repeated solves reuse the previous solution as the right-hand side; on a unit cube its
 // magnitude shrinks slowly, so nothing overflows and the work per solve is unchanged.
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -98,29 +101,49 @@ nlohmann::json bench(rt::Runtime& runtime, int n, int repeats, int nprocs, int r
             {"ms_median", med},  {"ms_min", sorted.front()}, {"ms_all", ms}};
 }
 
-// Searches the single-rank solve's own kernels in context: the whole solve is timed (median
-// of 15) with every configuration of one kernel while the others keep the best found so
-// far, pack first, then thomas, then unpack. Each candidate runs in a fresh Runtime whose
-// user wisdom directory holds one record per kernel for this grid (a user record for the
-// exact size wins over the project's), so the solver itself picks the configurations up.
+// Searches the solve's own kernels in context: the whole solve is timed (median of 15,
+// slowest rank) with every configuration of one kernel while the others keep the best found
+// so far, one kernel after the other. Which kernels the solve uses, and at which problem
+// sizes, a first solve tells (one rank: pack, thomas, unpack; several: the pencil kernels,
+// the copies at one size per transpose). Each candidate runs in a fresh Runtime whose user
+// wisdom directory holds one record per instance (a user record for the exact size wins over
+// the project's), so the solver itself picks the configurations up. All ranks take the same
+// decisions (the times are reduced); rank 0 appends one record per kernel and size to DIR.
 template <typename T>
 void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, int ny, int nz,
-          const std::string& out_dir) {
-    Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, 1, 1);
-    const Grid<T> grid = unit_grid<T>(nx, ny, nz, decomp, 1);
+          const std::string& out_dir, int nprocs, int rank) {
+    Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, 1, nprocs);
+    const Grid<T> grid = unit_grid<T>(nx, ny, nz, decomp, nprocs);
     const std::string prec = sizeof(T) == 8 ? "double" : "float";
     const std::vector<rt::KernelDef> defs = pressure_gpu_kernel_defs(prec);
-    const rt::ProblemSize box(nx, ny, nz), cols(PressureGpuLayout<T>::make(grid).ncol);
     struct Tuned {
-        int kernel;
-        rt::ProblemSize problem;
+        size_t def;
+        std::vector<rt::ProblemSize> problems; // this rank's instances
         rt::Config config;
     };
     std::vector<Tuned> tuned;
-    for (int k :
-         {int(PressureKernel::pack), int(PressureKernel::thomas), int(PressureKernel::unpack)})
-        tuned.push_back({k, k == PressureKernel::thomas ? cols : box,
-                         defs[size_t(k)].space().default_config()});
+    {
+        rt::Runtime runtime(base);
+        time_solves(runtime, grid, decomp, 1);
+        for (const rt::Runtime::Loaded& l : runtime.loaded_instances())
+            for (size_t d = 0; d < defs.size(); ++d) {
+                if (defs[d].key() != l.key) continue;
+                auto it = std::find_if(tuned.begin(), tuned.end(),
+                                       [&](const Tuned& t) { return t.def == d; });
+                if (it == tuned.end())
+                    it = tuned.insert(tuned.end(), {d, {}, defs[d].space().default_config()});
+                it->problems.push_back(l.problem);
+            }
+    }
+    // The same kernels, in the same order, on every rank (else the loops below would differ).
+    std::vector<int> used(defs.size(), 0);
+    for (const Tuned& t : tuned) used[t.def] = 1;
+    std::vector<int> used_all = used;
+    MPI_Allreduce(MPI_IN_PLACE, used_all.data(), int(used.size()), MPI_INT, MPI_MAX,
+                  MPI_COMM_WORLD);
+    if (used_all != used) throw std::runtime_error("ranks use different pressure kernels");
+    std::sort(tuned.begin(), tuned.end(), [](auto& a, auto& b) { return a.def < b.def; });
+
     const std::string tmp = (std::filesystem::temp_directory_path() /
                              ("squall_pressure_tune_" + std::to_string(getpid())))
                                 .string();
@@ -129,38 +152,60 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
         rt::RuntimeOptions o = base;
         o.wisdom_dirs = {tmp};
         rt::Runtime runtime(o);
-        for (const Tuned& t : tuned) {
-            const rt::KernelDef& d = defs[size_t(t.kernel)];
-            rt::append_wisdom(
-                tmp, d.key(), d.space(),
-                {t.problem, t.config, 0, 0, rt::current_provenance(runtime.device()), ""});
-        }
+        for (const Tuned& t : tuned)
+            for (const rt::ProblemSize& p : t.problems)
+                rt::append_wisdom(
+                    tmp, defs[t.def].key(), defs[t.def].space(),
+                    {p, t.config, 0, 0, rt::current_provenance(runtime.device()), ""});
         return median(time_solves(runtime, grid, decomp, 15));
     };
     const double t_default = solve_ms();
     double t_best = t_default;
     for (Tuned& t : tuned) {
-        const rt::KernelDef& d = defs[size_t(t.kernel)];
+        const rt::KernelDef& d = defs[t.def];
+        const std::vector<rt::Config> configs = d.space().enumerate(t.problems.front(), device);
+        int n = int(configs.size()), n_min = n;
+        MPI_Allreduce(&n, &n_min, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (n_min != n) throw std::runtime_error("ranks enumerate different spaces for " + d.key());
         const rt::Config keep = t.config;
         rt::Config best = keep;
-        for (const rt::Config& c : d.space().enumerate(t.problem, device)) {
+        for (const rt::Config& c : configs) {
             if (c == keep) continue;
             t.config = c;
             const double ms = solve_ms();
             if (ms < t_best) t_best = ms, best = c;
         }
         t.config = best;
-        std::printf("pressure tune %dx%dx%d %-6s %-22s solve %8.3f ms (defaults %8.3f ms)  [%s]\n",
-                    nx, ny, nz, prec.c_str(), d.key().c_str(), t_best, t_default,
-                    d.space().format(best).c_str());
+        if (rank == 0)
+            std::printf(
+                "pressure tune %dx%dx%d %d rank(s) %-6s %-32s solve %8.3f ms (defaults %8.3f "
+                "ms)  [%s]\n",
+                nx, ny, nz, nprocs, prec.c_str(), d.key().c_str(), t_best, t_default,
+                d.space().format(best).c_str());
         std::fflush(stdout);
     }
     std::filesystem::remove_all(tmp);
-    for (const Tuned& t : tuned) {
-        const rt::KernelDef& d = defs[size_t(t.kernel)];
-        rt::append_wisdom(out_dir, d.key(), d.space(),
-                          {t.problem, t.config, t_best * 1e-3, t_default * 1e-3,
-                           rt::current_provenance(device), ""});
+    // Rank 0 writes one record per kernel and problem size over all ranks.
+    std::vector<long long> mine;
+    for (const Tuned& t : tuned)
+        for (const rt::ProblemSize& p : t.problems)
+            mine.insert(mine.end(), {(long long)t.def, p.extent[0], p.extent[1], p.extent[2]});
+    int len = int(mine.size());
+    std::vector<int> lens(static_cast<size_t>(nprocs)), offs(lens);
+    MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int total = 0;
+    for (int r = 0; r < nprocs; ++r) offs[size_t(r)] = total, total += lens[size_t(r)];
+    std::vector<long long> all(size_t(rank == 0 ? total : 0));
+    MPI_Gatherv(mine.data(), len, MPI_LONG_LONG, all.data(), lens.data(), offs.data(),
+                MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    std::set<std::array<long long, 4>> written;
+    for (size_t m = 0; m + 3 < all.size(); m += 4) {
+        if (!written.insert({all[m], all[m + 1], all[m + 2], all[m + 3]}).second) continue;
+        const Tuned& t = *std::find_if(tuned.begin(), tuned.end(),
+                                       [&](const Tuned& x) { return (long long)x.def == all[m]; });
+        rt::append_wisdom(out_dir, defs[t.def].key(), defs[t.def].space(),
+                          {rt::ProblemSize(all[m + 1], all[m + 2], all[m + 3]), t.config,
+                           t_best * 1e-3, t_default * 1e-3, rt::current_provenance(device), ""});
     }
     decomp.free();
 }
@@ -190,11 +235,6 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (!tune_dir.empty() && nprocs != 1) {
-        if (rank == 0) std::fprintf(stderr, "gpu_pressure_bench: --tune runs on one rank\n");
-        MPI_Finalize();
-        return 2;
-    }
     int rc = 0;
     {
         // One GPU per rank on a node, as the model does.
@@ -220,8 +260,8 @@ int main(int argc, char** argv) {
         try {
             if (!tune_dir.empty())
                 for (const auto& n : squall::test::parse_grid_sizes(size_list)) {
-                    tune<float>(opt, runtime.device(), n[0], n[1], n[2], tune_dir);
-                    tune<double>(opt, runtime.device(), n[0], n[1], n[2], tune_dir);
+                    tune<float>(opt, runtime.device(), n[0], n[1], n[2], tune_dir, nprocs, rank);
+                    tune<double>(opt, runtime.device(), n[0], n[1], n[2], tune_dir, nprocs, rank);
                 }
             for (int n : tune_dir.empty() ? sizes : std::vector<int>{}) {
                 out["results"].push_back(bench<float>(runtime, n, 20, nprocs, rank));
