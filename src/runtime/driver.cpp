@@ -54,6 +54,7 @@ namespace squall::rt {
     X(cuEventDestroy) \
     X(cuEventRecord) \
     X(cuEventSynchronize) \
+    X(cuEventQuery) \
     X(cuEventElapsedTime) \
     X(cuGetErrorString)
 // clang-format on
@@ -299,6 +300,13 @@ void Driver::event_synchronize(void* e) const {
     check(api_->p_cuEventSynchronize(static_cast<CUevent>(e)), "cuEventSynchronize");
 }
 
+bool Driver::event_done(void* e) const {
+    const CUresult rc = api_->p_cuEventQuery(static_cast<CUevent>(e));
+    if (rc == CUDA_ERROR_NOT_READY) return false;
+    check(rc, "cuEventQuery");
+    return true;
+}
+
 float Driver::event_elapsed_ms(void* start, void* end) const {
     float ms = 0;
     check(api_->p_cuEventElapsedTime(&ms, static_cast<CUevent>(start), static_cast<CUevent>(end)),
@@ -390,6 +398,9 @@ void Driver::event_record(void*, StreamHandle) const {
 }
 void Driver::event_synchronize(void*) const {
     require();
+}
+bool Driver::event_done(void*) const {
+    throw NoDeviceError(error_);
 }
 float Driver::event_elapsed_ms(void*, void*) const {
     throw NoDeviceError(error_);

@@ -98,6 +98,7 @@ public:
     void event_destroy(void* e) const;
     void event_record(void* e, StreamHandle s) const;
     void event_synchronize(void* e) const;
+    bool event_done(void* e) const; // cuEventQuery: true once the event has completed
     float event_elapsed_ms(void* start, void* end) const;
 
     LaunchFn launch_fn() const { return launch_; }

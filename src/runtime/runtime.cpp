@@ -20,6 +20,8 @@ struct InstanceState {
     CompiledPtr compiled;
     void* module = nullptr;
     void* function = nullptr;
+    bool capture = false; // SQUALL_CAPTURE matches the key
+    int profile_row = -1; // row in the runtime's LaunchProfiler
     std::atomic<bool> capture_done{false};
 };
 
@@ -47,8 +49,8 @@ void KernelInstance::launch_failed(int rc) const {
                     rc);
 }
 
-void KernelInstance::launch_captured(StreamHandle stream, void** params, size_t count) const {
-    capture_->runtime->capture_launch(*capture_, stream, params, count);
+void KernelInstance::launch_observed(StreamHandle stream, void** params, size_t count) const {
+    observe_->runtime->observed_launch(*observe_, stream, params, count);
 }
 
 Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
@@ -75,6 +77,10 @@ Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
                                                               : KernelCache::default_dir());
     wisdom_dirs_ = wisdom_search_path(options_.wisdom_dirs);
     capture_ = options_.capture ? *options_.capture : CaptureSettings::from_env();
+    if (has_device_ && (options_.profile ? *options_.profile : profile_from_env())) {
+        profiler_ = std::make_unique<LaunchProfiler>();
+        log_info("profiling every kernel launch (SQUALL_PROFILE): two events per launch");
+    }
 }
 
 Runtime::~Runtime() {
@@ -156,6 +162,9 @@ KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const C
         s->function = drv.module_function(s->module, compiled->lowered_name);
         if (g.shared_mem > 48 * 1024) drv.set_max_dynamic_shared(s->function, g.shared_mem);
         if (g.carveout >= 0) drv.set_preferred_carveout(s->function, g.carveout);
+        s->capture = capture_.enabled() && capture_.matches(def.key());
+        if (profiler_)
+            s->profile_row = profiler_->add_row(def.key(), p.to_string(), def.space().format(c));
         it = instances_.emplace(key, std::move(s)).first;
     }
     InstanceState& s = *it->second;
@@ -164,7 +173,7 @@ KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const C
     k.function_ = s.function;
     k.launch_fn_ = Driver::get().launch_fn();
     k.geom_ = g;
-    if (capture_.enabled() && capture_.matches(def.key())) k.capture_ = &s;
+    if (s.capture || s.profile_row >= 0) k.observe_ = &s;
     return k;
 }
 
@@ -177,15 +186,39 @@ std::vector<Runtime::Loaded> Runtime::loaded_instances() {
     return out;
 }
 
-// Slow path for launches of kernels selected by SQUALL_CAPTURE. Any problem is a
-// warning; the launch itself always happens exactly once.
-void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** params, size_t count) {
+std::vector<ProfileRow> Runtime::profile() {
+    return profiler_ ? profiler_->report() : std::vector<ProfileRow>{};
+}
+
+void Runtime::profile_reset() {
+    if (profiler_) profiler_->reset();
+}
+
+// Slow path of instances that are captured or profiled: the plain launch, timed when
+// profiling, inside the capture when one is due.
+void Runtime::observed_launch(InstanceState& s, StreamHandle stream, void** params, size_t count) {
     KernelInstance plain;
     plain.function_ = s.function;
     plain.launch_fn_ = Driver::get().launch_fn();
     plain.geom_ = s.geom;
     plain.state_ = &s;
-    auto launch = [&] { plain.launch_args(stream, params, count); };
+    const std::function<void()> launch = [&] { plain.launch_args(stream, params, count); };
+    const std::function<void()> timed = [&] {
+        if (profiler_ && s.profile_row >= 0)
+            profiler_->time(s.profile_row, stream, launch);
+        else
+            launch();
+    };
+    if (s.capture)
+        capture_launch(s, stream, params, count, timed);
+    else
+        timed();
+}
+
+// Launches of kernels selected by SQUALL_CAPTURE. Any problem is a warning; the launch
+// itself always happens exactly once.
+void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** params, size_t count,
+                             const std::function<void()>& launch) {
     if (s.capture_done) return launch();
 
     bool take = false;

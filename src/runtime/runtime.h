@@ -12,9 +12,11 @@
 #include "runtime/compiler.h"
 #include "runtime/driver.h"
 #include "runtime/kernel_def.h"
+#include "runtime/profile.h"
 #include "runtime/wisdom.h"
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,7 +37,7 @@ public:
     KernelInstance() = default;
 
     // Launches with the given arguments (each passed by address, as cuLaunchKernel
-    // expects). No allocation, lock or string work unless capture is armed.
+    // expects). No allocation, lock or string work unless capture or profiling is armed.
     template <typename... Args>
     void launch(StreamHandle stream, const Args&... args) const {
         void* params[sizeof...(Args) > 0 ? sizeof...(Args) : 1] = {
@@ -44,8 +46,8 @@ public:
     }
     // Same, with a prepared argument array (params[i] points at argument i).
     void launch_args(StreamHandle stream, void** params, size_t count) const {
-        if (capture_) [[unlikely]] {
-            launch_captured(stream, params, count);
+        if (observe_) [[unlikely]] {
+            launch_observed(stream, params, count);
             return;
         }
         int rc =
@@ -66,12 +68,13 @@ public:
 private:
     friend class Runtime;
     [[gnu::noinline, gnu::cold]] void launch_failed(int rc) const;
-    [[gnu::noinline]] void launch_captured(StreamHandle stream, void** params, size_t count) const;
+    [[gnu::noinline]] void launch_observed(StreamHandle stream, void** params, size_t count) const;
 
     void* function_ = nullptr;
     LaunchFn launch_fn_ = nullptr;
     LaunchGeometry geom_;
-    InstanceState* capture_ = nullptr; // non-null only when SQUALL_CAPTURE matches the key
+    // Non-null only when SQUALL_CAPTURE matches the key or SQUALL_PROFILE is on.
+    InstanceState* observe_ = nullptr;
     InstanceState* state_ = nullptr;
 };
 
@@ -83,6 +86,7 @@ struct RuntimeOptions {
     std::optional<std::string> cache_dir;   // default KernelCache::default_dir(); "" = memory only
     unsigned compile_threads = 0;           // 0: hardware concurrency
     std::optional<CaptureSettings> capture; // default CaptureSettings::from_env()
+    std::optional<bool> profile;            // time every launch; default profile_from_env()
 };
 
 class Runtime {
@@ -127,11 +131,19 @@ public:
     };
     std::vector<Loaded> loaded_instances();
 
+    // GPU time per instance since the start or the last profile_reset(), when profiling
+    // (RuntimeOptions::profile / SQUALL_PROFILE); empty otherwise.
+    bool profiling() const { return profiler_ != nullptr; }
+    std::vector<ProfileRow> profile();
+    void profile_reset();
+
 private:
     friend class KernelInstance;
     KernelInstance load(const KernelDef& def, const ProblemSize& p, const Config& c,
                         const CompileSpec& spec, const CompiledPtr& compiled);
-    void capture_launch(InstanceState& s, StreamHandle stream, void** params, size_t count);
+    void observed_launch(InstanceState& s, StreamHandle stream, void** params, size_t count);
+    void capture_launch(InstanceState& s, StreamHandle stream, void** params, size_t count,
+                        const std::function<void()>& launch);
 
     RuntimeOptions options_;
     bool has_device_ = false;
@@ -141,6 +153,7 @@ private:
     std::vector<std::string> wisdom_dirs_;
     std::unique_ptr<KernelCache> cache_;
     CaptureSettings capture_;
+    std::unique_ptr<LaunchProfiler> profiler_; // SQUALL_PROFILE
 
     std::mutex mutex_;
     std::map<std::string, std::shared_ptr<const Wisdom>> wisdom_;

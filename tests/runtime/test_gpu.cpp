@@ -1,6 +1,7 @@
 // GPU tests (ctest -L gpu): compile, launch and check results across sampled
 // configurations; the disk cache is hit by a second runtime; wisdom drives selection;
-// capture leaves results unchanged. They fail, not skip, when there is no GPU.
+// capture leaves results unchanged; profiling times every launch. They fail, not skip, when there
+// is no GPU.
 #include "runtime/replay.h"
 #include "runtime/runtime.h"
 
@@ -231,4 +232,72 @@ TEST(Gpu, CaptureRecordsReferenceWithoutChangingResults) {
     EXPECT_FALSE(fs::exists(cdir / "small") && !fs::is_empty(cdir / "small"));
     fs::remove_all(cache);
     fs::remove_all(cdir);
+}
+
+// SQUALL_PROFILE: each launch is timed by two events; the per-instance totals must match
+// an independent event pair around the same launches, count every call and leave the
+// results unchanged.
+TEST(Gpu, ProfileTimesEveryLaunch) {
+    fs::path cache = fresh_dir("pcache");
+    RuntimeOptions o = options(cache);
+    o.profile = true;
+    Runtime rt(o);
+    SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
+    ASSERT_TRUE(rt.profiling());
+    const KernelDef def = saxpy_def("float");
+    const int big = 1 << 26, small = 1000; // 256 MiB per array: ~0.2 ms a launch
+    DeviceBuffer dx(size_t(big) * 4), dy(size_t(big) * 4);
+    std::vector<float> x(size_t(big), 0.25f), y(size_t(big), 1.0f);
+    dx.upload(x.data());
+    dy.upload(y.data());
+    KernelInstance kb = rt.instantiate(def, ProblemSize(big));
+    KernelInstance ks = rt.instantiate(def, ProblemSize(small));
+    kb.launch(nullptr, big, 2.0f, dx.get(), dy.get()); // warm-up, forgotten below
+    Driver::get().synchronize();
+    rt.profile_reset();
+    EXPECT_TRUE(rt.profile().empty());
+
+    const Driver& drv = Driver::get();
+    void* start = drv.event_create();
+    void* stop = drv.event_create();
+    drv.event_record(start, nullptr);
+    for (int r = 0; r < 5; ++r) kb.launch(nullptr, big, 2.0f, dx.get(), dy.get());
+    for (int r = 0; r < 3; ++r) ks.launch(nullptr, small, 2.0f, dx.get(), dy.get());
+    drv.event_record(stop, nullptr);
+    drv.event_synchronize(stop);
+    const double outer_ms = drv.event_elapsed_ms(start, stop);
+    drv.event_destroy(start);
+    drv.event_destroy(stop);
+
+    const std::vector<ProfileRow> rows = rt.profile();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].key, "saxpy_float");
+    EXPECT_EQ(rows[0].problem, ProblemSize(big).to_string()); // slowest first
+    EXPECT_EQ(rows[0].calls, 5u);
+    EXPECT_EQ(rows[1].problem, ProblemSize(small).to_string());
+    EXPECT_EQ(rows[1].calls, 3u);
+    EXPECT_EQ(rows[0].config, def.space().format(kb.config()));
+    const double sum = rows[0].total_ms + rows[1].total_ms;
+    std::printf("profiled %.4f ms (%.4f + %.4f), outer events %.4f ms\n", sum, rows[0].total_ms,
+                rows[1].total_ms, outer_ms);
+    // The brackets lie inside the outer pair; the big launches fill nearly all of it.
+    EXPECT_LE(sum, outer_ms * 1.001 + 0.002);
+    EXPECT_GE(rows[0].total_ms, 0.8 * outer_ms);
+    EXPECT_GT(rows[1].total_ms, 0.0);
+
+    // Results unchanged: y = 2 x + y + 1, 5 times over the big array (the first 1000
+    // elements 3 more times), after the warm-up.
+    dy.download(y.data());
+    float expect_tail = 1.0f, expect_head;
+    for (int r = 0; r < 6; ++r) expect_tail = 2.0f * 0.25f + expect_tail + 1.0f;
+    expect_head = expect_tail;
+    for (int r = 0; r < 3; ++r) expect_head = 2.0f * 0.25f + expect_head + 1.0f;
+    EXPECT_EQ(y[0], expect_head);
+    EXPECT_EQ(y[size_t(small) - 1], expect_head);
+    EXPECT_EQ(y[size_t(small)], expect_tail);
+    EXPECT_EQ(y[size_t(big) - 1], expect_tail);
+
+    rt.profile_reset();
+    EXPECT_TRUE(rt.profile().empty());
+    fs::remove_all(cache);
 }

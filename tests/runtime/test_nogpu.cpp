@@ -23,10 +23,17 @@ static int failures = 0;
 
 int main() {
     setenv("SQUALL_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+    setenv("SQUALL_PROFILE", "1", 1); // asked for, but there is nothing to profile
+    CHECK(profile_from_env());
     RuntimeOptions o;
     o.cache_dir = "";
     Runtime rt(o);
     CHECK(!rt.has_device());
+    CHECK(!rt.profiling() && rt.profile().empty());
+    setenv("SQUALL_PROFILE", "0", 1);
+    CHECK(!profile_from_env());
+    unsetenv("SQUALL_PROFILE");
+    CHECK(!profile_from_env());
     std::string why = rt.no_device_reason();
     std::printf("reason: %s\n", why.c_str());
 #ifdef SQUALL_HAVE_CUDA

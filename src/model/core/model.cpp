@@ -321,6 +321,8 @@ void Model<T>::run() {
     const auto t_start = clock::now();
     auto t_last = t_start;
     long n_last = nstep_;
+    const long n_first = nstep_;
+    if (on_device_) gpu_runtime().profile_reset(); // SQUALL_PROFILE: the loop only
     if (istats_every_ > 0) sample_stats();
     print_status(0, 0);
     while (itime_ < iendtime_ && (cfg_.max_steps < 0 || nstep_ < cfg_.max_steps)) {
@@ -345,6 +347,10 @@ void Model<T>::run() {
         fmt::print("squall: {} steps in {:.3f} s: {:.4f} s/step, {:.2f} ns per grid point per step "
                    "(RK{})\n",
                    nstep_, total, total / nstep_, 1e9 * total / nstep_ / points, cfg_.rk_order);
+    }
+    if (on_device_) {
+        const std::string table = kernel_profile_table(gpu_runtime(), total, nstep_ - n_first);
+        if (decomp_.rank == 0 && !table.empty()) fmt::print("{}", table);
     }
 }
 
