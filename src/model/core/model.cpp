@@ -87,6 +87,9 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
                       std::pow((z - cfg.sponge.zstart) / (cfg.grid.zsize - cfg.sponge.zstart),
                                cfg.sponge.beta));
         }
+        sponge_kstart_ = g_.d.kend;
+        for (int k = g_.d.kend - 1; k >= g_.d.kstart && sponge_coef_[k] != T(0); --k)
+            sponge_kstart_ = k;
         sponge_coef_.to_device();
     }
     if (cfg.stats_every > 0) {

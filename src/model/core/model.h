@@ -83,6 +83,7 @@ private:
     long nstep_ = 0;
     bool fixed_dt_ = false;
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
+    int sponge_kstart_ = 0; // first level with a non-zero damping rate (the sponge's bottom)
 
     // One RK substep pieces (tendencies.cpp).
     void surface_layer();

@@ -179,13 +179,15 @@ void Model<T>::sponge() {
     if (!cfg_.sponge.enabled) return;
     const auto& d = g_.d;
     const T* coef = sponge_coef_.data();
-    launch(range_c(),
-           sq::Sponge<T>{f_.ut.data(), f_.u.data(), sponge_uref_.data(), coef, d.jj, d.kk});
-    launch(range_c(),
-           sq::Sponge<T>{f_.vt.data(), f_.v.data(), sponge_vref_.data(), coef, d.jj, d.kk});
+    // Only the sponge's own levels: below them the rate is exactly 0, and at -= 0 * (...)
+    // changes nothing, so skipping them saves three full passes (3/4 of a 512^3 grid).
+    sq::Range3 r = range_c();
+    r.k0 = sponge_kstart_;
+    if (r.k0 >= r.k1) return;
+    launch(r, sq::Sponge<T>{f_.ut.data(), f_.u.data(), sponge_uref_.data(), coef, d.jj, d.kk});
+    launch(r, sq::Sponge<T>{f_.vt.data(), f_.v.data(), sponge_vref_.data(), coef, d.jj, d.kk});
     if (f_.has_scalar)
-        launch(range_c(),
-               sq::Sponge<T>{f_.st.data(), f_.s.data(), sponge_sref_.data(), coef, d.jj, d.kk});
+        launch(r, sq::Sponge<T>{f_.st.data(), f_.s.data(), sponge_sref_.data(), coef, d.jj, d.kk});
 }
 
 template <typename T>
