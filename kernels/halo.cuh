@@ -2,18 +2,16 @@
 // Periodic halo exchange as per-point kernels, so that it runs wherever the fields live
 // (launch() on the CPU or the GPU). Not physics: pure copies, bitwise exact.
 // x pass: the igc ghost columns of the interior rows; y pass: the jgc ghost rows over the
-// full icells width, so the corners follow the x pass. The x kernels are called as
-// (j, g0, k): the row is the traversal's fastest axis, so a warp covers 32 rows rather
-// than 3 ghost columns and 29 idle lanes. The y kernels are called as (i, g0, k). g0 = 0 ..
-// gc-1 counts the ghost layer; nk levels (kcells for fields, 1 for 2-D surface arrays). Packed
-// buffers are ordered (k, j, i), i fastest, matching across ranks: x buffers hold igc*jmax*nk
-// values, y buffers jgc*icells*nk (rows without the padding that aligns them in memory, jj >=
-// icells).
+// full icells width, so the corners follow the x pass. Traversal index i (x kernels) or
+// j (y kernels) counts the ghost layer g0 = 0 .. gc-1; nk levels (kcells for fields,
+// 1 for 2-D surface arrays). Packed buffers are ordered (k, j, i), i fastest, matching
+// across ranks: x buffers hold igc*jmax*nk values, y buffers jgc*icells*nk (rows without
+// the padding that aligns them in memory, jj >= icells).
 #include "common.cuh"
 
 namespace sq {
 
-// One rank along x: wrap from the opposite interior edge. Range {jstart,jend, 0,igc, 0,nk}.
+// One rank along x: wrap from the opposite interior edge. Range {0,igc, jstart,jend, 0,nk}.
 // Modular indexing also covers imax < igc.
 template <typename T>
 struct HaloWrapX {
@@ -21,7 +19,7 @@ struct HaloWrapX {
     T* a;
     int istart, iend, imax;
     int jj, kk;
-    SQ_HD void operator()(int j, int g0, int k) const {
+    SQ_HD void operator()(int g0, int j, int k) const {
         T* row = a + j * jj + k * kk;
         const int g = g0 + 1;
         row[istart - g] = row[istart + (imax - g % imax) % imax];
@@ -46,7 +44,7 @@ struct HaloWrapY {
 };
 
 // Several ranks along x: the west and east interior columns into send buffers.
-// Range {jstart,jend, 0,igc, 0,nk}.
+// Range {0,igc, jstart,jend, 0,nk}.
 template <typename T>
 struct HaloPackX {
     static constexpr const char* name = "halo_pack_x";
@@ -54,7 +52,7 @@ struct HaloPackX {
     const T* a;
     int istart, iend, jstart, jmax, igc;
     int jj, kk;
-    SQ_HD void operator()(int j, int i0, int k) const {
+    SQ_HD void operator()(int i0, int j, int k) const {
         const int c = i0 + igc * ((j - jstart) + jmax * k);
         const int row = j * jj + k * kk;
         send_w[c] = a[istart + i0 + row];
@@ -70,7 +68,7 @@ struct HaloUnpackX {
     const T *recv_w, *recv_e;
     int istart, iend, jstart, jmax, igc;
     int jj, kk;
-    SQ_HD void operator()(int j, int i0, int k) const {
+    SQ_HD void operator()(int i0, int j, int k) const {
         const int c = i0 + igc * ((j - jstart) + jmax * k);
         const int row = j * jj + k * kk;
         a[istart - igc + i0 + row] = recv_w[c];

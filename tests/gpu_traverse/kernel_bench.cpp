@@ -424,7 +424,7 @@ void add_model_searches(rt::Runtime& rt, const Options& o, Pool<T>& pool,
     // exchange and unpack). Each halo point moves 4 values (2 sides, read and write).
     const int gc = g.igc, nk = g.kcells(), i0 = g.igc, i1 = g.igc + g.itot, j0 = g.igc,
               j1 = g.igc + g.jtot;
-    const sq::Range3 rx{j0, j1, 0, gc, 0, nk}, ry{0, g.icells(), 0, gc, 0, nk};
+    const sq::Range3 rx{0, gc, j0, j1, 0, nk}, ry{0, g.icells(), 0, gc, 0, nk};
     const long nx = long(gc) * g.jtot * nk, ny = long(gc) * g.icells() * nk;
     T* const buf = f3(5);
     const T* const recv = f3(6);

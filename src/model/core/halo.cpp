@@ -56,12 +56,12 @@ template <typename T>
 void Halo<T>::exchange_x(T* a, int nk) const {
     const GridDims& d = d_;
     if (decomp_->npx == 1) {
-        launch(sq::Range3{d.jstart, d.jend, 0, igc, 0, nk},
+        launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk},
                sq::HaloWrapX<T>{a, d.istart, d.iend, d.imax, d.jj, d.kk});
         return;
     }
     const int n = igc * d.jmax * nk;
-    const sq::Range3 r{d.jstart, d.jend, 0, igc, 0, nk}; // rows fastest (kernels/halo.cuh)
+    const sq::Range3 r{0, igc, d.jstart, d.jend, 0, nk};
     // My west interior columns go to the west neighbour, my east ones to the east.
     launch(r, sq::HaloPackX<T>{send_.data(), send_.data() + n, a, d.istart, d.iend, d.jstart,
                                d.jmax, igc, d.jj, d.kk});
