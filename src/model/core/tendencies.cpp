@@ -38,10 +38,11 @@ template <typename T>
 void Model<T>::set_boundaries() {
     const auto& d = g_.d;
     const auto& bc = cfg_.bc;
-    // The surface layer interpolates the lowest-level wind horizontally, so it needs halos.
+    // The surface layer interpolates the lowest-level wind horizontally, so it needs the
+    // halos of levels up to kstart; the full exchange below fills all of them.
     if (surface()) {
-        halo_.exchange(f_.u.data(), d.kcells);
-        halo_.exchange(f_.v.data(), d.kcells);
+        halo_.exchange(f_.u.data(), d.kstart + 1);
+        halo_.exchange(f_.v.data(), d.kstart + 1);
         surface_layer();
     }
 
