@@ -1,26 +1,32 @@
 #pragma once
 // CPU backend: OpenMP loops over k and j, the unit-stride i loop innermost so that the
-// compiler can vectorise the per-point kernel.
+// compiler can vectorise the per-point kernel. Named kernels are timed under
+// SQUALL_PROFILE (cpu_profile.h).
 #include <limits>
 
+#include "backends/cpu/cpu_profile.h"
 #include "kernels/common.cuh"
 
 namespace squall::cpu {
 
 template <class F>
 void for_each(const sq::Range3& r, const F& f) {
+    timed<F>(r, [&] {
 #pragma omp parallel for collapse(2) schedule(static)
-    for (int k = r.k0; k < r.k1; ++k)
-        for (int j = r.j0; j < r.j1; ++j)
+        for (int k = r.k0; k < r.k1; ++k)
+            for (int j = r.j0; j < r.j1; ++j)
 #pragma omp simd
-            for (int i = r.i0; i < r.i1; ++i) f(i, j, k);
+                for (int i = r.i0; i < r.i1; ++i) f(i, j, k);
+    });
 }
 
 template <class F>
 void for_each_2d(const sq::Range3& r, const F& f) {
+    timed<F>(r, [&] {
 #pragma omp parallel for schedule(static)
-    for (int j = r.j0; j < r.j1; ++j)
-        for (int i = r.i0; i < r.i1; ++i) f(i, j);
+        for (int j = r.j0; j < r.j1; ++j)
+            for (int i = r.i0; i < r.i1; ++i) f(i, j);
+    });
 }
 
 template <class F>

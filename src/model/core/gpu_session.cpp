@@ -1,7 +1,5 @@
 #include "model/core/gpu_session.h"
 
-#include <fmt/format.h>
-
 #include <memory>
 #include <stdexcept>
 
@@ -121,29 +119,6 @@ void gpu_dispatch(bool on) {
 #else
     if (on) throw std::runtime_error("this build has no GPU support");
 #endif
-}
-
-std::string kernel_profile_table(rt::Runtime& runtime, double loop_seconds, long steps) {
-    if (!runtime.profiling() || steps <= 0 || loop_seconds <= 0) return "";
-    const std::vector<rt::ProfileRow> rows = runtime.profile();
-    const double loop_ms = 1e3 * loop_seconds / double(steps);
-    std::string out = fmt::format(
-        "squall: GPU time per kernel instance (SQUALL_PROFILE), {} steps, {:.3f} ms of wall "
-        "time per step:\n  {:<34} {:<13} {:>7} {:>10} {:>7}  {}\n",
-        steps, loop_ms, "kernel", "size", "calls", "ms/step", "share", "configuration");
-    double sum = 0;
-    for (const rt::ProfileRow& r : rows) {
-        const double ms = r.total_ms / double(steps);
-        sum += ms;
-        out += fmt::format("  {:<34} {:<13} {:>7} {:>10.4f} {:>6.1f}%  {}\n", r.key, r.problem,
-                           r.calls, ms, 100 * ms / loop_ms, r.config);
-    }
-    out += fmt::format("  {:<56} {:>10.4f} {:>6.1f}%\n", "all tunable kernels", sum,
-                       100 * sum / loop_ms);
-    out += fmt::format("  {:<56} {:>10.4f} {:>6.1f}%\n",
-                       "rest: cuFFT, copies, halo transfers, host work", loop_ms - sum,
-                       100 * (loop_ms - sum) / loop_ms);
-    return out;
 }
 
 } // namespace squall

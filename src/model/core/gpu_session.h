@@ -32,11 +32,6 @@ DeviceMemory gpu_memory();
 // halo buffers and the pressure solver's buffers and FFT work areas.
 std::size_t model_device_bytes(const Config& cfg, const GridDims& d);
 
-// The GPU time of every kernel instance over the last `steps` steps of a loop that took
-// `loop_seconds` of wall time, as a table (per step and as a share of the loop; the rest is
-// cuFFT, copies, host work and MPI); empty when the runtime is not profiling.
-std::string kernel_profile_table(rt::Runtime& runtime, double loop_seconds, long steps);
-
 // Switches launch() & co. to the GPU (true) or the CPU (false).
 void gpu_dispatch(bool on);
 

@@ -14,6 +14,7 @@
 #include "kernels/surface.cuh"
 #include "model/core/gpu_session.h"
 #include "model/core/init.h"
+#include "model/core/profile_table.h"
 #include "model/pressure/pressure.h"
 #ifdef SQUALL_GPU_MODEL
 #include "model/pressure/pressure_gpu.h"
@@ -325,7 +326,11 @@ void Model<T>::run() {
     auto t_last = t_start;
     long n_last = nstep_;
     const long n_first = nstep_;
-    if (on_device_) gpu_runtime().profile_reset(); // SQUALL_PROFILE: the loop only
+    // SQUALL_PROFILE: the loop only.
+    if (on_device_)
+        gpu_runtime().profile_reset();
+    else
+        cpu::profile_reset();
     if (istats_every_ > 0) sample_stats();
     print_status(0, 0);
     while (itime_ < iendtime_ && (cfg_.max_steps < 0 || nstep_ < cfg_.max_steps)) {
@@ -351,9 +356,13 @@ void Model<T>::run() {
                    "(RK{})\n",
                    nstep_, total, total / nstep_, 1e9 * total / nstep_ / points, cfg_.rk_order);
     }
-    if (on_device_) {
-        const std::string table = kernel_profile_table(gpu_runtime(), total, nstep_ - n_first);
-        if (decomp_.rank == 0 && !table.empty()) fmt::print("{}", table);
+    if (on_device_ ? gpu_runtime().profiling() : cpu::profiling()) {
+        const std::string table =
+            on_device_ ? profile_table(gpu_runtime().profile(), total, nstep_ - n_first, "GPU",
+                                       "cuFFT, copies, halo transfers, host work")
+                       : profile_table(cpu::profile(), total, nstep_ - n_first, "CPU",
+                                       "FFTs, transposes, reductions, MPI");
+        if (decomp_.rank == 0) fmt::print("{}", table);
     }
 }
 
