@@ -40,15 +40,17 @@ void* LaunchProfiler::take_event() {
 void LaunchProfiler::time(int row, StreamHandle stream, const std::function<void()>& launch) {
     std::lock_guard<std::mutex> lock(mutex_);
     const Driver& drv = Driver::get();
-    Pending p{row, take_event(), take_event()};
-    drv.event_record(p.start, stream);
+    Pending p{row, take_event(), nullptr};
     try {
+        p.stop = take_event();
+        drv.event_record(p.start, stream);
         launch();
-    } catch (...) {
-        free_events_.insert(free_events_.end(), {p.start, p.stop});
+        drv.event_record(p.stop, stream);
+    } catch (...) { // the events go back to the pool, the error to the caller
+        free_events_.push_back(p.start);
+        if (p.stop) free_events_.push_back(p.stop);
         throw;
     }
-    drv.event_record(p.stop, stream);
     pending_.push_back(p);
     // Bounded: when far behind the GPU, wait for the oldest launch instead of creating
     // more events.

@@ -122,7 +122,7 @@ public:
     // Compiles all requests in parallel threads, then loads them in order.
     std::vector<KernelInstance> instantiate_all(const std::vector<Request>& requests);
 
-    // Every instance loaded so far, sorted by key and problem (what a run launched or
+    // Every instance loaded so far, sorted by name() as text (what a run launched or
     // precompiled; tests compare it with what SQUALL_CAPTURE saved, tuners with what to tune).
     struct Loaded {
         std::string key;

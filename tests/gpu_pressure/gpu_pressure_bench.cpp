@@ -101,6 +101,15 @@ nlohmann::json bench(rt::Runtime& runtime, int n, int repeats, int nprocs, int r
             {"ms_median", med},  {"ms_min", sorted.front()}, {"ms_all", ms}};
 }
 
+// True on every rank when `v` is the same on all ranks (collective: every rank gets the
+// same answer, so a failed check throws everywhere instead of leaving ranks waiting).
+bool same_on_all_ranks(const std::vector<int>& v) {
+    std::vector<int> lo = v, hi = v;
+    MPI_Allreduce(MPI_IN_PLACE, lo.data(), int(v.size()), MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, hi.data(), int(v.size()), MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
 // Searches the solve's own kernels in context: the whole solve is timed (median of 15,
 // slowest rank) with every configuration of one kernel while the others keep the best found
 // so far, one kernel after the other. Which kernels the solve uses, and at which problem
@@ -138,10 +147,7 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
     // The same kernels, in the same order, on every rank (else the loops below would differ).
     std::vector<int> used(defs.size(), 0);
     for (const Tuned& t : tuned) used[t.def] = 1;
-    std::vector<int> used_all = used;
-    MPI_Allreduce(MPI_IN_PLACE, used_all.data(), int(used.size()), MPI_INT, MPI_MAX,
-                  MPI_COMM_WORLD);
-    if (used_all != used) throw std::runtime_error("ranks use different pressure kernels");
+    if (!same_on_all_ranks(used)) throw std::runtime_error("ranks use different pressure kernels");
     std::sort(tuned.begin(), tuned.end(), [](auto& a, auto& b) { return a.def < b.def; });
 
     const std::string tmp = (std::filesystem::temp_directory_path() /
@@ -164,9 +170,18 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
     for (Tuned& t : tuned) {
         const rt::KernelDef& d = defs[t.def];
         const std::vector<rt::Config> configs = d.space().enumerate(t.problems.front(), device);
-        int n = int(configs.size()), n_min = n;
-        MPI_Allreduce(&n, &n_min, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (n_min != n) throw std::runtime_error("ranks enumerate different spaces for " + d.key());
+        // The same candidates on every rank, each valid at all of the kernel's sizes there.
+        std::string listed;
+        int valid = 1;
+        for (const rt::Config& c : configs) {
+            for (const rt::ProblemSize& p : t.problems) valid &= d.space().is_valid(c, p, device);
+            listed += d.space().format(c) + ";";
+        }
+        const std::vector<int> digest{int(configs.size()),
+                                      int(std::hash<std::string>{}(listed)&0x7fffffff), valid};
+        if (!same_on_all_ranks(digest) || !valid)
+            throw std::runtime_error(d.key() + ": the ranks' candidate lists differ, or a "
+                                               "candidate is not valid at every size");
         const rt::Config keep = t.config;
         rt::Config best = keep;
         for (const rt::Config& c : configs) {

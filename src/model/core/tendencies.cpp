@@ -181,7 +181,7 @@ void Model<T>::sponge() {
     const auto& d = g_.d;
     const T* coef = sponge_coef_.data();
     // Only the sponge's own levels: below them the rate is exactly 0, and at -= 0 * (...)
-    // changes nothing, so skipping them saves three full passes (3/4 of a 512^3 grid).
+    // changes no finite value, so skipping them saves three passes over 3/4 of the grid.
     sq::Range3 r = range_c();
     r.k0 = sponge_kstart_;
     if (r.k0 >= r.k1) return;
