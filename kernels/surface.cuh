@@ -85,9 +85,15 @@ SQ_HD T psi_h(T zeta) {
 
 // --- transfer coefficients ----------------------------------------------------------------
 // fm = kappa / (ln(z1/z0m) - psi_m(z1/L) + psi_m(z0m/L)), so that u* = |U1| fm.
+// fm_log takes ln(z1/z0m) precomputed: the Obukhov-length solve evaluates fm ~10 times
+// per column with the same heights.
+template <typename T>
+SQ_HD T fm_log(T log_z1_z0m, T z1, T z0m, T obuk_inv) {
+    return kappa_vk<T>() / (log_z1_z0m - psi_m(z1 * obuk_inv) + psi_m(z0m * obuk_inv));
+}
 template <typename T>
 SQ_HD T fm(T z1, T z0m, T obuk_inv) {
-    return kappa_vk<T>() / (mlog(z1 / z0m) - psi_m(z1 * obuk_inv) + psi_m(z0m * obuk_inv));
+    return fm_log(mlog(z1 / z0m), z1, z0m, obuk_inv);
 }
 
 // fh = kappa / (ln(z1/z0h) - psi_h(z1/L) + psi_h(z0h/L)): scalar flux = -u* fh (s1 - s_0).
@@ -115,8 +121,8 @@ struct ObukResult {
 };
 
 template <typename T>
-SQ_HD T most_g(T zeta, T z1, T z0m, T rb) {
-    const T f = fm(z1, z0m, zeta / z1);
+SQ_HD T most_g(T zeta, T log_z1_z0m, T z1, T z0m, T rb) {
+    const T f = fm_log(log_z1_z0m, z1, z0m, zeta / z1);
     return zeta * f * f * f - rb;
 }
 
@@ -131,7 +137,8 @@ SQ_HD T zeta_stable_max(T z1, T z0m) {
 template <typename T>
 SQ_HD ObukResult<T> solve_obukhov(T U, T b0, T z1, T z0m) {
     const T kap = kappa_vk<T>();
-    const T f0 = fm(z1, z0m, T(0));
+    const T log_z = mlog(z1 / z0m);
+    const T f0 = fm_log(log_z, z1, z0m, T(0));
     ObukResult<T> r;
     if (b0 == T(0)) {
         r.ustar = U * f0;
@@ -146,21 +153,23 @@ SQ_HD ObukResult<T> solve_obukhov(T U, T b0, T z1, T z0m) {
         b = T(0);
     } else {
         const T zmax = zeta_stable_max(z1, z0m);
-        if (most_g(zmax, z1, z0m, rb) <= T(0)) {
-            r.ustar = U * fm(z1, z0m, zmax / z1);
+        if (most_g(zmax, log_z, z1, z0m, rb) <= T(0)) {
+            r.ustar = U * fm_log(log_z, z1, z0m, zmax / z1);
             r.obuk_inv = zmax / z1;
             return r;
         }
         a = T(0);
         b = zmax;
     }
-    T ga = most_g(a, z1, z0m, rb), gb = most_g(b, z1, z0m, rb);
+    // At zeta = 0 (one end of either bracket) G is 0 - Rb exactly (0 * f^3 = +0).
+    T ga = a == T(0) ? T(0) - rb : most_g(a, log_z, z1, z0m, rb);
+    T gb = b == T(0) ? T(0) - rb : most_g(b, log_z, z1, z0m, rb);
     T zeta = a;
     int side = 0; // which end was kept last time (Illinois halving)
     for (int it = 0; it < 200; ++it) {
         zeta = (a * gb - b * ga) / (gb - ga);
         if (!(zeta > a && zeta < b)) zeta = T(0.5) * (a + b); // degenerate: bisect
-        const T g = most_g(zeta, z1, z0m, rb);
+        const T g = most_g(zeta, log_z, z1, z0m, rb);
         if (abs_(g) <= tol * abs_(rb) || b - a <= tol * abs_(zeta)) break;
         if (g < T(0)) {
             a = zeta;
@@ -175,7 +184,7 @@ SQ_HD ObukResult<T> solve_obukhov(T U, T b0, T z1, T z0m) {
         }
     }
     r.obuk_inv = zeta / z1;
-    r.ustar = U * fm(z1, z0m, r.obuk_inv);
+    r.ustar = U * fm_log(log_z, z1, z0m, r.obuk_inv);
     return r;
 }
 
