@@ -1,6 +1,7 @@
 // squall: command-line entry point. `squall run case.yaml` runs a case; `squall check`
 // only validates it. One binary serves serial and MPI runs.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <fmt/core.h>
 #include <mpi.h>
 #include <omp.h>
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
     CLI::App* run = app.add_subcommand("run", "run a case");
     add_case_options(run);
     run->add_option("--threads", threads, "OpenMP threads per rank (default: OMP_NUM_THREADS)");
+    bool profile = false;
+    run->add_flag("--profile", profile,
+                  "print the time of every kernel per step at the end (as SQUALL_PROFILE=1)");
     CLI::App* check = app.add_subcommand("check", "validate a case and print its resolved form");
     add_case_options(check);
 
@@ -61,6 +65,8 @@ int main(int argc, char** argv) {
                            nprocs, np.npx, np.npy);
         } else {
             if (threads > 0) omp_set_num_threads(threads);
+            // Read when the backends start, so before run_case.
+            if (profile) setenv("SQUALL_PROFILE", "1", 1);
             code = squall::run_case(cfg); // chooses the backend (auto, cpu, gpu)
         }
     } catch (const CLI::ParseError& e) {

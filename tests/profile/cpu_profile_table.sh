@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# squall run with SQUALL_PROFILE=1 on the CPU: every launch of a step must be counted.
+# squall run --profile (as SQUALL_PROFILE=1) on the CPU: every launch of a step must be
+# counted.
 # drycbl 48^3, RK3, 4 steps: each substep advects u once (12 calls), updates u, v, th over
 # the whole interior and w over 47 levels (36 and 12 calls), and damps u, v, th in the
 # sponge only: z > 1800 m of 2400 m with dz = 50 m is the top 12 levels (36 calls of 48x48x12).
@@ -8,8 +9,8 @@ set -uo pipefail
 squall=$1 case_file=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-run() {
-    "$squall" run "$case_file" --backend cpu --set time.max_steps=4 --set time.adaptive=false \
+run() { # extra arguments go to squall run
+    "$squall" run "$case_file" "$@" --backend cpu --set time.max_steps=4 --set time.adaptive=false \
         --set output.stats_every=0 --set output.status_every=1000 --set output.dir="$dir" 2>&1
 }
 fail=0
@@ -21,7 +22,7 @@ check() { # kernel size expected-calls
         fail=1
     fi
 }
-SQUALL_PROFILE=1 run >"$dir/log" || { cat "$dir/log"; exit 1; }
+(unset SQUALL_PROFILE; run --profile >"$dir/log") || { cat "$dir/log"; exit 1; }
 sed -n '/CPU time per kernel/,$p' "$dir/log"
 check advec_u_2i5 48x48x48 12
 check diff_uvw_smag 48x48x48 12
