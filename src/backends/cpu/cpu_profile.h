@@ -7,10 +7,10 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "kernels/common.cuh"
+#include "runtime/device_info.h"
 #include "runtime/profile.h"
 
 namespace squall::cpu {
@@ -18,7 +18,7 @@ namespace squall::cpu {
 namespace detail {
 struct ProfileState {
     std::mutex mutex;
-    std::map<std::pair<std::string, std::string>, rt::ProfileRow> rows; // (name, range)
+    std::map<std::string, rt::ProfileRow> rows; // by "name size"
 };
 inline ProfileState& profile_state() {
     static ProfileState s;
@@ -32,11 +32,11 @@ inline bool profiling() {
 }
 
 inline void record_launch(const char* name, const sq::Range3& r, double seconds) {
-    const std::string size = std::to_string(r.i1 - r.i0) + "x" + std::to_string(r.j1 - r.j0) + "x" +
-                             std::to_string(r.k1 - r.k0);
+    const std::string size =
+        rt::ProblemSize(r.i1 - r.i0, r.j1 - r.j0, r.k1 - r.k0).to_string(); // as the GPU's
     detail::ProfileState& s = detail::profile_state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    rt::ProfileRow& row = s.rows[{name, size}];
+    rt::ProfileRow& row = s.rows[std::string(name) + " " + size];
     row.key = name, row.problem = size, row.config = "OpenMP";
     ++row.calls;
     row.total_ms += 1e3 * seconds;
