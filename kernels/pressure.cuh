@@ -37,11 +37,18 @@ struct PresOut {
     int kstart;
     int jj, kk;
 
+    // The tendencies less the pressure gradient at their faces (PresOutRk reuses these).
+    SQ_HD T ut_projected(int ijk) const { return ut[ijk] - (p[ijk] - p[ijk - 1]) * dxi; }
+    SQ_HD T vt_projected(int ijk) const { return vt[ijk] - (p[ijk] - p[ijk - jj]) * dyi; }
+    SQ_HD T wt_projected(int ijk, int k) const {
+        return wt[ijk] - (p[ijk] - p[ijk - kk]) * dzhi[k];
+    }
+
     SQ_HD void operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        ut[ijk] -= (p[ijk] - p[ijk - 1]) * dxi;
-        vt[ijk] -= (p[ijk] - p[ijk - jj]) * dyi;
-        if (k > kstart) wt[ijk] -= (p[ijk] - p[ijk - kk]) * dzhi[k];
+        ut[ijk] = ut_projected(ijk);
+        vt[ijk] = vt_projected(ijk);
+        if (k > kstart) wt[ijk] = wt_projected(ijk, k);
     }
 };
 

@@ -1,8 +1,16 @@
 #pragma once
 // Time integration (NUMERICS.md "Time integration") and the sponge layer.
 #include "common.cuh"
+#include "pressure.cuh"
 
 namespace sq {
+
+// One low-storage RK stage at one point, given the tendency's current value at_value.
+template <typename T>
+SQ_HD void rk_stage(T& a, T& at, T at_value, T b_dt, T a_next) {
+    a += b_dt * at_value;
+    at = at_value * a_next;
+}
 
 // Low-storage Runge-Kutta stage: a += b dt * at, then at is scaled by the next stage's a
 // coefficient (0 after the last stage) so every process can simply add into it.
@@ -15,8 +23,32 @@ struct RkUpdate {
 
     SQ_HD void operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        a[ijk] += b_dt * at[ijk];
-        at[ijk] *= a_next;
+        rk_stage(a[ijk], at[ijk], at[ijk], b_dt, a_next);
+    }
+};
+
+// The end of the pressure projection (PresOut) and the RK stage of u, v and w (RkUpdate)
+// in one pass: 13 arrays read or written instead of 7 + 3 x 4, with the same arithmetic.
+// Called for kstart <= k < kend; w is left alone at k == kstart (its wall face is fixed).
+template <typename T>
+struct PresOutRk {
+    static constexpr const char* name = "pres_out_rk";
+    T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
+    T *SQ_RESTRICT ut, *SQ_RESTRICT vt, *SQ_RESTRICT wt;
+    const T* SQ_RESTRICT p;
+    const T* SQ_RESTRICT dzhi;
+    T dxi, dyi, b_dt, a_next;
+    int kstart;
+    int jj, kk;
+
+    SQ_HD PresOut<T> pres_out() const { return {ut, vt, wt, p, dzhi, dxi, dyi, kstart, jj, kk}; }
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const PresOut<T> po = pres_out();
+        const int ijk = i + j * jj + k * kk;
+        rk_stage(u[ijk], ut[ijk], po.ut_projected(ijk), b_dt, a_next);
+        rk_stage(v[ijk], vt[ijk], po.vt_projected(ijk), b_dt, a_next);
+        if (k > kstart) rk_stage(w[ijk], wt[ijk], po.wt_projected(ijk, k), b_dt, a_next);
     }
 };
 

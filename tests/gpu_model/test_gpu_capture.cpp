@@ -121,6 +121,7 @@ TEST(GpuCapture, EveryKernelOfARunIsCapturedAndReplaysBitwise) {
         std::vector<std::string> forms = {"advec_u_2i5_double",
                                           "diff_uvw_smag_double",
                                           "rk_update_double",
+                                          "pres_out_rk_double",
                                           "halo_wrap_",
                                           "ghost_bottom_double",
                                           "surface_most_double",

@@ -34,6 +34,8 @@ const std::map<std::string, std::string>& tables() {
                         "kstart:int kend:int"},
         {"advec_s_2i5", "st:3o s:3i u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int "
                         "kk:int kstart:int kend:int"},
+        {"advec_uvw_2i5", "ut:3o vt:3o wt:3o u:3i v:3i w:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
+                          "dyi:T jj:int kk:int kstart:int kend:int"},
         {"strain2", "strain2:3w u:3i v:3i w:3i dzi:zi dzhi:zi dxi:T dyi:T jj:int kk:int"},
         {"evisc_smag", "evisc:3w strain2:3i th:3i g_over_thref:T z:zi dz:zi dx:T dy:T cs:T "
                        "prandtl_t:T z0m:T mason:int jj:int kk:int"},
@@ -59,6 +61,8 @@ const std::map<std::string, std::string>& tables() {
         {"pres_in", "p:3w u:3i v:3i w:3i ut:3i vt:3i wt:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T "
                     "dtsi:T jj:int kk:int"},
         {"pres_out", "ut:3o vt:3o wt:3o p:3i dzhi:zi dxi:T dyi:T kstart:int jj:int kk:int"},
+        {"pres_out_rk", "u:3o v:3o w:3o ut:3o vt:3o wt:3o p:3i dzhi:zi dxi:T dyi:T b_dt:T "
+                        "a_next:T kstart:int jj:int kk:int"},
         {"rk_update", "a:3o at:3o b_dt:T a_next:T jj:int kk:int"},
         {"sponge", "at:3o a:3i aref:zi coef:zi jj:int kk:int"},
     };

@@ -230,8 +230,10 @@ void Model<T>::step() {
             if (iendtime_ > itime_) idt_ = std::min(idt_, iendtime_ - itime_);
         }
         tendencies();
-        pressure(T(rk_b_[sub] * dt()));
-        rk_update(sub);
+        const T b_dt = T(rk_b_[sub] * dt());
+        const T a_next = sub + 1 < nsub ? T(rk_a_[sub + 1]) : T(0); // 0: the last stage
+        pressure_and_update(b_dt, a_next);
+        rk_update_scalar(b_dt, a_next);
     }
     set_boundaries();
     itime_ += idt_;

@@ -93,8 +93,8 @@ private:
     void diffusion();
     void buoyancy();
     void sponge();
-    void pressure(T dts);
-    void rk_update(int substep);
+    void pressure_and_update(T b_dt, T a_next);
+    void rk_update_scalar(T b_dt, T a_next);
     void project_initial();
 
     // Time step control (model.cpp).

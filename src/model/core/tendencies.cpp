@@ -199,9 +199,11 @@ void Model<T>::tendencies() {
     sponge();
 }
 
-// Fractional-step projection: divergence of the predicted velocity, Poisson solve, gradient.
+// Projects the velocity tendencies onto a divergence-free field (NUMERICS.md) and takes
+// the RK stage of u, v and w: the pressure solve for dts = b_dt, then the gradient and the
+// stage in one pass (PresOutRk).
 template <typename T>
-void Model<T>::pressure(T dts) {
+void Model<T>::pressure_and_update(T b_dt, T a_next) {
     const auto& d = g_.d;
     // The divergence reads the tendencies at i+1 and j+1, so their halos must be current.
     halo_.exchange(f_.ut.data(), d.kcells);
@@ -209,7 +211,7 @@ void Model<T>::pressure(T dts) {
     halo_.exchange(f_.wt.data(), d.kcells);
     launch(range_c(), sq::PresIn<T>{f_.p.data(), f_.u.data(), f_.v.data(), f_.w.data(),
                                     f_.ut.data(), f_.vt.data(), f_.wt.data(), m_.dzi, m_.rho,
-                                    m_.rhoh, g_.dxi, g_.dyi, T(1) / dts, d.jj, d.kk});
+                                    m_.rhoh, g_.dxi, g_.dyi, T(1) / b_dt, d.jj, d.kk});
 #ifdef SQUALL_GPU_MODEL
     if (pres_gpu_)
         pres_gpu_->solve(f_.p.data());
@@ -217,20 +219,16 @@ void Model<T>::pressure(T dts) {
 #endif
         pres_->solve(f_.p);
     halo_.exchange(f_.p.data(), d.kcells);
-    launch(range_c(), sq::PresOut<T>{f_.ut.data(), f_.vt.data(), f_.wt.data(), f_.p.data(), m_.dzhi,
-                                     g_.dxi, g_.dyi, d.kstart, d.jj, d.kk});
+    launch(range_c(), sq::PresOutRk<T>{f_.u.data(), f_.v.data(), f_.w.data(), f_.ut.data(),
+                                       f_.vt.data(), f_.wt.data(), f_.p.data(), m_.dzhi, g_.dxi,
+                                       g_.dyi, b_dt, a_next, d.kstart, d.jj, d.kk});
 }
 
-// phi += b dt phi_t, then phi_t *= a_next so the next stage simply adds into it.
+// The RK stage of the scalar: s += b dt s_t, then s_t *= a_next so the next stage simply
+// adds into it.
 template <typename T>
-void Model<T>::rk_update(int substep) {
+void Model<T>::rk_update_scalar(T b_dt, T a_next) {
     const auto& d = g_.d;
-    const int nsub = int(rk_b_.size());
-    const T b_dt = T(rk_b_[substep] * dt());
-    const T a_next = substep + 1 < nsub ? T(rk_a_[substep + 1]) : T(0);
-    launch(range_c(), sq::RkUpdate<T>{f_.u.data(), f_.ut.data(), b_dt, a_next, d.jj, d.kk});
-    launch(range_c(), sq::RkUpdate<T>{f_.v.data(), f_.vt.data(), b_dt, a_next, d.jj, d.kk});
-    launch(range_w(), sq::RkUpdate<T>{f_.w.data(), f_.wt.data(), b_dt, a_next, d.jj, d.kk});
     if (f_.has_scalar)
         launch(range_c(), sq::RkUpdate<T>{f_.s.data(), f_.st.data(), b_dt, a_next, d.jj, d.kk});
 }
@@ -238,16 +236,11 @@ void Model<T>::rk_update(int substep) {
 // Remove the divergence of the initial velocity field: one projection with dts = 1.
 template <typename T>
 void Model<T>::project_initial() {
-    const auto& d = g_.d;
     set_boundaries();
     f_.ut.fill(T(0));
     f_.vt.fill(T(0));
     f_.wt.fill(T(0));
-    pressure(T(1));
-    const sq::Range3 rw = range_w();
-    launch(range_c(), sq::RkUpdate<T>{f_.u.data(), f_.ut.data(), T(1), T(0), d.jj, d.kk});
-    launch(range_c(), sq::RkUpdate<T>{f_.v.data(), f_.vt.data(), T(1), T(0), d.jj, d.kk});
-    launch(rw, sq::RkUpdate<T>{f_.w.data(), f_.wt.data(), T(1), T(0), d.jj, d.kk});
+    pressure_and_update(T(1), T(0));
     set_boundaries();
 }
 
