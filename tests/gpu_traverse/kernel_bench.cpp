@@ -145,7 +145,8 @@ struct Pool {
             pristine.push_back(drv.alloc(cells * sizeof(T)));
             copy_array(pristine.back(), f3.back(), n3());
         }
-        for (int a = 0; a < 4; ++a) ref.push_back(drv.alloc(cells * sizeof(T)));
+        // A reference copy per 3-D array: any of them may be an output (pres_out_rk has 6).
+        for (size_t a = 0; a < f3.size(); ++a) ref.push_back(drv.alloc(cells * sizeof(T)));
         for (int a = 0; a < 6; ++a) z.push_back(fill(size_t(g.kcells()), 200 + a));
         for (int a = 0; a < 8; ++a) {
             s2.push_back(fill(size_t(g.kk()), 300 + a));
@@ -462,7 +463,7 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
     pool.reset();
     s.launch(ks[0]);
     for (size_t a = 0; a < s.outputs.size(); ++a)
-        pool.copy_array(pool.ref[a], s.outputs[a].base, s.outputs[a].n);
+        pool.copy_array(pool.ref.at(a), s.outputs[a].base, s.outputs[a].n);
     const double ref_result = s.result ? s.result() : 0;
     // The fastest configuration whose output matches the default's (a max is exact; a sum
     // changes with the block size only by its rounding).
@@ -475,8 +476,8 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
         double worst = 0;
         for (size_t a = 0; a < s.outputs.size(); ++a) {
             const Output& out_a = s.outputs[a];
-            worst = std::max(worst, pool.max_diff(out_a.base, pool.ref[a], out_a.n) /
-                                        pool.max_diff(pool.ref[a], 0, out_a.n));
+            worst = std::max(worst, pool.max_diff(out_a.base, pool.ref.at(a), out_a.n) /
+                                        pool.max_diff(pool.ref.at(a), 0, out_a.n));
         }
         if (s.result) // relative, or absolute when the reference is zero
             worst = std::max(worst, std::abs(s.result() - ref_result) /

@@ -2,7 +2,6 @@
 // non-cubic 24 x 20 x 16 stretched grid with non-uniform density, near-wall levels included;
 // plus kernel conservation checks and mutation checks of the harness itself.
 #include "kernels/advec.cuh"
-#include "kernels/advec_fused.cuh"
 
 #include "kernel_harness.h"
 
@@ -124,31 +123,6 @@ TYPED_TEST(AdvecKernels, W2i5) {
 }
 TYPED_TEST(AdvecKernels, S2i5) {
     compare_scheme2i5<sq::AdvecS2i5, TypeParam>(Loc::S, "AdvecS2i5");
-}
-
-// The fused kernel against the same references: every level of w's range, and w at the
-// bottom wall face untouched.
-TYPED_TEST(AdvecKernels, UVW2i5Fused) {
-    using T = TypeParam;
-    const Inputs in = make_inputs<T>();
-    const RefGrid& g = in.g;
-    const Metrics<T> m(g);
-    const auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w);
-    auto ut = to_t<T>(in.ut), vt = to_t<T>(in.vt), wt = to_t<T>(in.wt);
-    const sq::AdvecUVW2i5<T> kn{ut.data(),    vt.data(),     wt.data(),    u.data(),
-                                v.data(),     w.data(),      m.dzi.data(), m.dzhi.data(),
-                                m.rho.data(), m.rhoh.data(), m.dxi,        m.dyi,
-                                m.jj,         m.kk,          g.kstart,     g.kend};
-    run_kernel(kn, g, g.kstart, g.kend);
-    const Vec ru = sqref::ref_advec_2i5(g, Loc::U, in.u, in.u, in.v, in.w);
-    const Vec rv = sqref::ref_advec_2i5(g, Loc::V, in.v, in.u, in.v, in.w);
-    const Vec rw = sqref::ref_advec_2i5(g, Loc::W, in.w, in.u, in.v, in.w);
-    SQ_EXPECT_MATCH(T, compare(g, ut, expect_added(in.ut, ru), in.ut, g.kstart, g.kend),
-                    "AdvecUVW2i5 u");
-    SQ_EXPECT_MATCH(T, compare(g, vt, expect_added(in.vt, rv), in.vt, g.kstart, g.kend),
-                    "AdvecUVW2i5 v");
-    SQ_EXPECT_MATCH(T, compare(g, wt, expect_added(in.wt, rw), in.wt, g.kstart + 1, g.kend),
-                    "AdvecUVW2i5 w");
 }
 
 // Mutation check of the harness: a 1e-3 change of one kernel input next to the wall must be

@@ -34,8 +34,6 @@ const std::map<std::string, std::string>& tables() {
                         "kstart:int kend:int"},
         {"advec_s_2i5", "st:3o s:3i u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int "
                         "kk:int kstart:int kend:int"},
-        {"advec_uvw_2i5", "ut:3o vt:3o wt:3o u:3i v:3i w:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
-                          "dyi:T jj:int kk:int kstart:int kend:int"},
         {"strain2", "strain2:3w u:3i v:3i w:3i dzi:zi dzhi:zi dxi:T dyi:T jj:int kk:int"},
         {"evisc_smag", "evisc:3w strain2:3i th:3i g_over_thref:T z:zi dz:zi dx:T dy:T cs:T "
                        "prandtl_t:T z0m:T mason:int jj:int kk:int"},
