@@ -98,10 +98,7 @@ struct EviscSmag {
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        return value_of_strain(strain2[ijk], ijk, k);
-    }
-    // The viscosity for the squared strain rate s2 at point ijk (StrainEviscSmag reuses it).
-    SQ_HD T value_of_strain(T s2, int ijk, int k) const {
+        const T s2 = strain2[ijk];
         const T n2 =
             th ? g_over_thref * (th[ijk + kk] - th[ijk - kk]) / (z[k + 1] - z[k - 1]) : T(0);
         const T l0 = cs * cbrt_(dx * dy * dz[k]);

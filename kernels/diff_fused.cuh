@@ -1,37 +1,10 @@
 #pragma once
-// Fused Smagorinsky kernels, each the per-point kernels of diff.cuh in one pass:
-// - StrainEviscSmag: the strain rate stays in a register instead of a 3-D array
-//   (5 arrays instead of 4 + 3);
-// - DiffUVWSmag: the velocities and the eddy viscosity are read once for the three
-//   momentum tendencies (10 arrays instead of 3 x 6).
+// Fused Smagorinsky diffusion of u, v and w in one pass over the grid: the three
+// per-component kernels of diff.cuh at each point, so the velocities and the eddy
+// viscosity are read once for all three tendencies (10 arrays instead of 3 x 6).
 #include "diff.cuh"
 
 namespace sq {
-
-// Strain2 then EviscSmag at each point.
-template <typename T>
-struct StrainEviscSmag {
-    static constexpr const char* name = "strain_evisc_smag";
-    T* SQ_RESTRICT evisc;
-    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
-    const T* SQ_RESTRICT th; // nullptr: neutral (N2 = 0)
-    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT z, *SQ_RESTRICT dz;
-    T dxi, dyi, dx, dy;
-    T g_over_thref, cs, prandtl_t, z0m;
-    int mason; // 1: Mason wall damping (with a surface model), 0: none
-    int jj, kk;
-
-    SQ_HD Strain2<T> strain() const { return {nullptr, u, v, w, dzi, dzhi, dxi, dyi, jj, kk}; }
-    SQ_HD EviscSmag<T> evisc_smag() const {
-        return {evisc, nullptr, th, g_over_thref, z, dz, dx, dy, cs, prandtl_t, z0m, mason, jj, kk};
-    }
-
-    SQ_HD T value(int i, int j, int k) const {
-        return evisc_smag().value_of_strain(strain().value(i, j, k), i + j * jj + k * kk, k);
-    }
-    SQ_HD void store(int i, int j, int k, T val) const { evisc[i + j * jj + k * kk] = val; }
-    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
-};
 
 // Called for kstart <= k < kend; w is updated for k > kstart only (its wall face is fixed).
 template <typename T>

@@ -23,10 +23,10 @@ struct KernelList {};
 // Tunable 3-D kernels (operator()(i, j, k), void).
 using Kernels3d =
     KernelList<sq::AdvecU2, sq::AdvecV2, sq::AdvecW2, sq::AdvecS2, sq::AdvecU2i5, sq::AdvecV2i5,
-               sq::AdvecW2i5, sq::AdvecS2i5, sq::Strain2, sq::EviscSmag, sq::StrainEviscSmag,
-               sq::DiffUSmag, sq::DiffVSmag, sq::DiffWSmag, sq::DiffCSmag, sq::DiffUVWSmag,
-               sq::DiffU2, sq::DiffV2, sq::DiffW2, sq::DiffC2, sq::BuoyancyTh, sq::BuoyancyB,
-               sq::PresIn, sq::PresOut, sq::PresOutRk, sq::RkUpdate, sq::Sponge>;
+               sq::AdvecW2i5, sq::AdvecS2i5, sq::Strain2, sq::EviscSmag, sq::DiffUSmag,
+               sq::DiffVSmag, sq::DiffWSmag, sq::DiffCSmag, sq::DiffUVWSmag, sq::DiffU2, sq::DiffV2,
+               sq::DiffW2, sq::DiffC2, sq::BuoyancyTh, sq::BuoyancyB, sq::PresIn, sq::PresOut,
+               sq::PresOutRk, sq::RkUpdate, sq::Sponge>;
 // Per-column kernels (operator()(i, j)).
 using Kernels2d = KernelList<sq::GhostBottom, sq::GhostTop, sq::GhostW, sq::GhostMirror,
                              sq::SurfaceMost, sq::SurfaceMomentumFlux, sq::SurfaceScalar>;

@@ -1,7 +1,6 @@
 // Diffusion kernels (kernels/diff.cuh) against the independent reference on the random
 // non-cubic stretched grid, near-wall levels and wall-flux replacement included.
 #include "kernels/diff.cuh"
-#include "kernels/diff_fused.cuh"
 
 #include "kernel_harness.h"
 
@@ -184,53 +183,6 @@ TYPED_TEST(DiffKernels, EviscSmag) {
             SQ_EXPECT_MATCH(T, compare(g, out, expect, Vec(g.ncells, 0.0), g.kstart, g.kend),
                             name.c_str());
         }
-}
-
-// The fused strain rate and viscosity against the two references chained: S2 from the
-// velocities, then the viscosity from that S2.
-TYPED_TEST(DiffKernels, StrainEviscSmagFused) {
-    using T = TypeParam;
-    const Inputs in = make_inputs<T>();
-    const RefGrid& g = in.g;
-    const Metrics<T> m(g);
-    const auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w), th = to_t<T>(in.th);
-    const Vec s2 = sqref::ref_strain2(g, in.u, in.v, in.w, as_t<T>(1e-9));
-    for (int with_th = 0; with_th < 2; ++with_th) {
-        sqref::EviscParams p;
-        p.th = with_th ? &in.th : nullptr;
-        p.g_over_thref = as_t<T>(9.81 / 300.0);
-        p.cs = as_t<T>(0.23);
-        p.prandtl_t = as_t<T>(prandtl_t);
-        p.z0m = as_t<T>(0.1);
-        p.mason = 1;
-        p.eps = 1.0 - double(T(1) - T(1e-6));
-        auto out = to_t<T>(in.tend0);
-        const sq::StrainEviscSmag<T> kn{out.data(),
-                                        u.data(),
-                                        v.data(),
-                                        w.data(),
-                                        with_th ? th.data() : nullptr,
-                                        m.dzi.data(),
-                                        m.dzhi.data(),
-                                        m.z.data(),
-                                        m.dz.data(),
-                                        m.dxi,
-                                        m.dyi,
-                                        m.dx,
-                                        m.dy,
-                                        T(p.g_over_thref),
-                                        T(p.cs),
-                                        T(p.prandtl_t),
-                                        T(p.z0m),
-                                        1,
-                                        m.jj,
-                                        m.kk};
-        run_kernel(kn, g, g.kstart, g.kend);
-        const Vec expect =
-            expect_written(g, in.tend0, sqref::ref_evisc_smag(g, s2, p), g.kstart, g.kend);
-        SQ_EXPECT_MATCH(T, compare(g, out, expect, Vec(g.ncells, 0.0), g.kstart, g.kend),
-                        with_th ? "StrainEviscSmag th=yes" : "StrainEviscSmag th=null");
-    }
 }
 
 // The random th/S2 fields must exercise all branches of the stability correction:

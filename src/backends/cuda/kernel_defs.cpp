@@ -37,9 +37,6 @@ const std::map<std::string, std::string>& tables() {
         {"strain2", "strain2:3w u:3i v:3i w:3i dzi:zi dzhi:zi dxi:T dyi:T jj:int kk:int"},
         {"evisc_smag", "evisc:3w strain2:3i th:3i g_over_thref:T z:zi dz:zi dx:T dy:T cs:T "
                        "prandtl_t:T z0m:T mason:int jj:int kk:int"},
-        {"strain_evisc_smag",
-         "evisc:3w u:3i v:3i w:3i th:3i dzi:zi dzhi:zi z:zi dz:zi dxi:T dyi:T dx:T dy:T "
-         "g_over_thref:T cs:T prandtl_t:T z0m:T mason:int jj:int kk:int"},
         {"diff_u_smag", "ut:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
                         "dyi:T nu:T fluxbot:2i fluxtop:2i kstart:int kend:int jj:int kk:int"},
         {"diff_v_smag", "vt:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "

@@ -13,7 +13,7 @@ struct Fields {
     Field3d<T> u, v, w, s;     // prognostic: velocities and the scalar (th or b)
     Field3d<T> ut, vt, wt, st; // tendencies (low-storage RK accumulators)
     Field3d<T> p;              // pressure (also holds the pressure RHS)
-    Field3d<T> evisc;          // LES closure (the strain rate is never stored)
+    Field3d<T> evisc, strain2; // LES closure
     bool has_scalar = false;
     bool on_device = false;
 
@@ -32,6 +32,7 @@ struct Fields {
         }
         if (with_les) {
             evisc = Field3d<T>(d, device);
+            strain2 = Field3d<T>(d, device);
         }
         if (with_surface) {
             const std::size_t n = std::size_t(d.nplane());
@@ -41,7 +42,7 @@ struct Fields {
 
     std::vector<Field3d<T>*> fields_3d() {
         std::vector<Field3d<T>*> r;
-        for (auto* f : {&u, &v, &w, &s, &ut, &vt, &wt, &st, &p, &evisc})
+        for (auto* f : {&u, &v, &w, &s, &ut, &vt, &wt, &st, &p, &evisc, &strain2})
             if (f->size() > 0) r.push_back(f);
         return r;
     }

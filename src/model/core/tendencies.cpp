@@ -89,19 +89,14 @@ template <typename T>
 void Model<T>::closure() {
     if (!les()) return;
     const auto& d = g_.d;
+    launch(range_c(), sq::Strain2<T>{f_.strain2.data(), f_.u.data(), f_.v.data(), f_.w.data(),
+                                     m_.dzi, m_.dzhi, g_.dxi, g_.dyi, d.jj, d.kk});
     const bool dry = cfg_.thermo == ThermoType::dry || cfg_.thermo == ThermoType::buoy;
     const T g_over_thref = cfg_.thermo == ThermoType::dry ? T(cfg_.gravity / cfg_.thref) : T(1);
-    sq::StrainEviscSmag<T> k{};
-    k.evisc = f_.evisc.data();
-    k.u = f_.u.data(), k.v = f_.v.data(), k.w = f_.w.data();
-    k.th = dry ? f_.s.data() : nullptr; // nullptr: neutral
-    k.dzi = m_.dzi, k.dzhi = m_.dzhi, k.z = m_.z, k.dz = m_.dz;
-    k.dxi = g_.dxi, k.dyi = g_.dyi, k.dx = g_.dx, k.dy = g_.dy;
-    k.g_over_thref = g_over_thref;
-    k.cs = T(cfg_.cs), k.prandtl_t = T(cfg_.prandtl_t), k.z0m = T(cfg_.bc.surface.z0m);
-    k.mason = surface() ? 1 : 0;
-    k.jj = d.jj, k.kk = d.kk;
-    launch(range_c(), k);
+    launch(range_c(),
+           sq::EviscSmag<T>{f_.evisc.data(), f_.strain2.data(), dry ? f_.s.data() : nullptr,
+                            g_over_thref, m_.z, m_.dz, g_.dx, g_.dy, T(cfg_.cs), T(cfg_.prandtl_t),
+                            T(cfg_.bc.surface.z0m), surface() ? 1 : 0, d.jj, d.kk});
     launch_2d(range_2d(), sq::GhostMirror<T>{f_.evisc.data(), d.kstart, d.kend, d.jj, d.kk});
     halo_.exchange(f_.evisc.data(), d.kcells);
 }
