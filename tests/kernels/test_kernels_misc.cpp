@@ -121,22 +121,9 @@ TYPED_TEST(MiscKernels, PresOutRk) {
     const auto p = to_t<T>(in.p);
     auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w);
     auto ut = to_t<T>(in.ut), vt = to_t<T>(in.vt), wt = to_t<T>(in.wt);
-    sq::PresOutRk<T> kn{};
-    kn.u = u.data();
-    kn.v = v.data();
-    kn.w = w.data();
-    kn.ut = ut.data();
-    kn.vt = vt.data();
-    kn.wt = wt.data();
-    kn.p = p.data();
-    kn.dzhi = m.dzhi.data();
-    kn.dxi = m.dxi;
-    kn.dyi = m.dyi;
-    kn.b_dt = T(b_dt);
-    kn.a_next = T(a_next);
-    kn.kstart = g.kstart;
-    kn.jj = m.jj;
-    kn.kk = m.kk;
+    const sq::PresOutRk<T> kn{u.data(),  v.data(),  w.data(),      ut.data(), vt.data(),
+                              wt.data(), p.data(),  m.dzhi.data(), m.dxi,     m.dyi,
+                              T(b_dt),   T(a_next), g.kstart,      m.jj,      m.kk};
     run_kernel(kn, g, g.kstart, g.kend); // all levels: w at the wall must stay untouched
     const sqref::PresGrad grad = sqref::ref_pres_out(g, in.p);
     // Expected state and tendency of one component on levels k0 <= k < kend.
