@@ -7,6 +7,7 @@
 // The test runs with SQUALL_CUDA_DRIVER pointing at a missing library (see CMakeLists.txt).
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -51,6 +52,34 @@ TEST(GpuPressureCompile, KernelsCompileWithNvrtcForSm90) {
                 });
             EXPECT_EQ(seen, 1) << def.key();
         }
+    }
+}
+
+// The tiled (shared-memory) transpose of the pencil copy, at both tile sizes.
+TEST(GpuPressureCompile, TiledPencilCopyCompiles) {
+    rt::RuntimeOptions o;
+    o.use_device = false;
+    o.arch = "sm_90";
+    o.cache_dir = "";
+    rt::Runtime runtime(o);
+    const rt::DeviceInfo h200 = rt::DeviceInfo::for_arch("sm_90");
+    for (const char* prec : {"float", "double"}) {
+        const auto defs = pressure_gpu_kernel_defs(prec);
+        const auto copy = std::find_if(defs.begin(), defs.end(), [&](const rt::KernelDef& d) {
+            return d.key() == std::string("pressure_gpu_pencil_copy_") + prec;
+        });
+        ASSERT_NE(copy, defs.end());
+        const rt::ProblemSize size(40, 24, 16);
+        for (const char* json : {R"({"tile": 32, "block_x": 32, "block_y": 8})",
+                                 R"({"tile": 64, "block_x": 64, "block_y": 4})"}) {
+            const rt::Config c = copy->space().config_from_json(nlohmann::json::parse(json));
+            EXPECT_TRUE(copy->space().is_valid(c, size, h200)) << json;
+            EXPECT_NO_THROW(runtime.compile(*copy, c, size)) << prec << " " << json;
+        }
+        // A tile needs block_x == tile.
+        const rt::Config bad = copy->space().config_from_json(
+            nlohmann::json::parse(R"({"tile": 32, "block_x": 64, "block_y": 4})"));
+        EXPECT_FALSE(copy->space().is_valid(bad, size, h200));
     }
 }
 

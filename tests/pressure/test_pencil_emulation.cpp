@@ -32,15 +32,24 @@ struct HostPencilExec {
     sq::PressurePackDims field_dims;
     std::vector<T> send_d, recv_d, send_h, recv_h;
     long staged = 0; // values that went through the host buffers
+    int tile = 0;    // the GPU copy's tunable: 0 one thread per element, else tiled
 
-    HostPencilExec(const PencilPressure<T>& p, const GridDims& d)
-        : pp(p), field_dims{d.imax, d.jmax, d.ktot, d.istart, d.jstart, d.kstart, d.jj, d.kk, 1} {
+    HostPencilExec(const PencilPressure<T>& p, const GridDims& d, int tile_)
+        : pp(p), field_dims{d.imax, d.jmax, d.ktot, d.istart, d.jstart, d.kstart, d.jj, d.kk, 1},
+          tile(tile_) {
         const T nan = std::numeric_limits<T>::quiet_NaN();
         for (auto* v : {&send_d, &recv_d, &send_h, &recv_h})
             v->assign(std::size_t(p.lay.nlocal), nan);
     }
 
-    void copy(const sq::PencilCopy& c, const T* src, T* dst) { pencil_copy_host(c, src, dst); }
+    void copy(const sq::PencilCopy& c, const T* src, T* dst) {
+        if (tile == 32)
+            pencil_copy_host_tiled<32>(c, src, dst, 8);
+        else if (tile == 64)
+            pencil_copy_host_tiled<64>(c, src, dst, 2);
+        else
+            pencil_copy_host(c, src, dst);
+    }
     T* send() { return send_d.data(); }
     T* recv() { return recv_d.data(); }
     T* host_send() { return send_h.data(); }
@@ -85,7 +94,7 @@ struct HostPencilExec {
 // One case on the layout of decomp; returns the number of failed checks (on every rank).
 template <typename T>
 int check_case(const Decomposition& decomp, int itot, int jtot, int ktot, bool stretched,
-               double tol) {
+               double tol, int tile = 0) {
     const Config cfg = ptest::make_case(itot, jtot, ktot, stretched);
     const std::vector<double> rhs = ptest::random_global(itot, jtot, ktot, 77);
     const Grid<T> grid = Grid<T>::make(cfg, decomp.npx, decomp.npy, decomp.px, decomp.py);
@@ -103,7 +112,7 @@ int check_case(const Decomposition& decomp, int itot, int jtot, int ktot, bool s
         solver.solve(p_cpu);
     }
     const PencilPressure<T> pp(grid, decomp);
-    HostPencilExec<T> ex(pp, d);
+    HostPencilExec<T> ex(pp, d, tile);
     std::vector<T> a(std::size_t(pp.lay.nlocal)), b(a.size()), c(2 * std::size_t(pp.ncplx));
     pencil_pressure_solve(pp.lay, ex, p_emu.data(), a.data(), b.data(), c.data());
 
@@ -133,9 +142,10 @@ int check_case(const Decomposition& decomp, int itot, int jtot, int ktot, bool s
     fail += !(rel < tol) + !(res < tol);
     MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_SUM, decomp.comm);
     if (decomp.rank == 0)
-        std::printf("%dx%d ranks, %dx%dx%d %s: |emu-cpu|/|cpu| = %.3e, residual = %.3e %s\n",
+        std::printf("%dx%d ranks, %dx%dx%d %s, copy tile %d: |emu-cpu|/|cpu| = %.3e, residual = "
+                    "%.3e %s\n",
                     decomp.npx, decomp.npy, itot, jtot, ktot, sizeof(T) == 8 ? "double" : "float",
-                    rel, res, fail ? "FAILED" : "ok");
+                    tile, rel, res, fail ? "FAILED" : "ok");
     return fail;
 }
 
@@ -157,6 +167,9 @@ int main(int argc, char** argv) {
         failures += check_case<double>(decomp, 24, 20, 16, true, 1e-12);
         failures += check_case<double>(decomp, 12, 8, 4, false, 1e-12);
         failures += check_case<float>(decomp, 24, 20, 16, true, 2e-5);
+        // The tiled copies, with partial patches (24, 20 < 32; 72 = 64 + 8).
+        failures += check_case<double>(decomp, 24, 20, 16, true, 1e-12, 32);
+        failures += check_case<float>(decomp, 72, 40, 8, false, 2e-5, 64);
         if (nprocs == 1) {
             failures += check_case<double>(decomp, 15, 9, 7, false, 1e-12); // odd lengths
             failures += check_case<double>(decomp, 1, 12, 10, true, 1e-12); // no x transform

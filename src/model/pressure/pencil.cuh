@@ -26,13 +26,55 @@ struct PencilCopy {
     int nblocks, q_first, q_skip;
 };
 
+// Block q and coordinate c of z.
+SQ_HD void pencil_block_of(const PencilCopy& p, int z, int& q, int& c) {
+    c = z % p.n2;
+    q = p.q_first + z / p.n2;
+    if (p.q_skip >= 0 && q >= p.q_skip) ++q;
+}
+
 template <typename T>
 SQ_HD void pencil_copy_point(const PencilCopy& p, int a, int b, int z, const T* SQ_RESTRICT src,
                              T* SQ_RESTRICT dst) {
-    const int c = z % p.n2;
-    int q = p.q_first + z / p.n2;
-    if (p.q_skip >= 0 && q >= p.q_skip) ++q;
+    int q, c;
+    pencil_block_of(p, z, q, c);
     dst[p.dst.at(q, a, b, c)] = src[p.src.at(q, a, b, c)];
+}
+
+// The tiled copy (GPU tunable `tile`): a block moves a TILE x TILE patch of (a, b) at one z
+// through a shared tile, reading along whichever of a, b is contiguous in src and writing
+// along whichever is contiguous in dst, so that both sides are coalesced when the copy is
+// a transpose (x -> y and y -> z pencils, packing). Thread (tx, ty) of a block of TILE x
+// rows threads takes patch rows ty, ty + rows, ...; the tile holds TILE x (TILE + 1)
+// values (the padding column keeps a column read free of bank conflicts). Between the
+// two calls all threads of the block must have finished loading (a barrier).
+SQ_HD void pencil_tile_point(bool a_fast, int a0, int b0, int t, int r, int& a, int& b) {
+    a = a0 + (a_fast ? t : r);
+    b = b0 + (a_fast ? r : t);
+}
+
+template <int TILE, typename T>
+SQ_HD void pencil_tile_load(const PencilCopy& p, int a0, int b0, int z, int tx, int ty, int rows,
+                            const T* SQ_RESTRICT src, T* SQ_RESTRICT tile) {
+    int q, c, a, b;
+    pencil_block_of(p, z, q, c);
+    for (int r = ty; r < TILE; r += rows) {
+        pencil_tile_point(p.src.a == 1, a0, b0, tx, r, a, b);
+        if (a < p.n0 && b < p.n1)
+            tile[(b - b0) * (TILE + 1) + (a - a0)] = src[p.src.at(q, a, b, c)];
+    }
+}
+
+template <int TILE, typename T>
+SQ_HD void pencil_tile_store(const PencilCopy& p, int a0, int b0, int z, int tx, int ty, int rows,
+                             const T* SQ_RESTRICT tile, T* SQ_RESTRICT dst) {
+    int q, c, a, b;
+    pencil_block_of(p, z, q, c);
+    for (int r = ty; r < TILE; r += rows) {
+        pencil_tile_point(p.dst.a == 1, a0, b0, tx, r, a, b);
+        if (a < p.n0 && b < p.n1)
+            dst[p.dst.at(q, a, b, c)] = tile[(b - b0) * (TILE + 1) + (a - a0)];
+    }
 }
 
 // Row `row` of n reals in half-complex order from the row's n/2+1 interleaved complex

@@ -147,6 +147,11 @@ std::vector<rt::KernelDef> pressure_gpu_kernel_defs(const std::string& prec) {
     array(array(dims(pack), "field", Access::in), "packed", Access::out);
     array(array(dims(unpack), "packed", Access::in), "field", Access::inout);
     rt::KernelDef copy = box_def("pressure_gpu_pencil_copy");
+    // tile > 0: the shared-memory transpose, a tile x tile patch per block of tile x block_y.
+    copy.tune("tile", {0, 32, 64}, 0)
+        .restriction("tile == 0 || (block_x == tile && block_y < tile)")
+        .template_args(prec, rt::expr("tile"))
+        .grid_divisors("tile ? tile : block_x", "tile ? tile : block_y");
     copy.arg_struct("c", sizeof(sq::PencilCopy))
         .member_scalar("n0", DType::i32, offsetof(sq::PencilCopy, n0))
         .member_scalar("n1", DType::i32, offsetof(sq::PencilCopy, n1))

@@ -123,13 +123,25 @@ __global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_thomas(long ncol, int ktot, T*
 
 // ---- pencil solve (several ranks) ----
 
-// Launched over (n0, n1, n2 * nblocks) with a 2-D block and one block row per z.
-template <typename T>
+// Launched over (n0, n1, n2 * nblocks), one grid layer per z. TILE = 0: one thread per
+// element (a 2-D block); TILE > 0: a TILE x TILE patch per block of TILE x rows threads,
+// through shared memory (pencil_tile_load / _store).
+template <typename T, int TILE>
 __global__ void SQUALL_LAUNCH_BOUNDS pressure_gpu_pencil_copy(sq::PencilCopy c, const T* src,
                                                               T* dst) {
-    const int a = blockIdx.x * blockDim.x + threadIdx.x;
-    const int b = blockIdx.y * blockDim.y + threadIdx.y;
-    if (a < c.n0 && b < c.n1) sq::pencil_copy_point(c, a, b, int(blockIdx.z), src, dst);
+    const int z = int(blockIdx.z);
+    if constexpr (TILE == 0) {
+        const int a = blockIdx.x * blockDim.x + threadIdx.x;
+        const int b = blockIdx.y * blockDim.y + threadIdx.y;
+        if (a < c.n0 && b < c.n1) sq::pencil_copy_point(c, a, b, z, src, dst);
+    } else {
+        __shared__ T tile[TILE * (TILE + 1)];
+        const int a0 = blockIdx.x * TILE, b0 = blockIdx.y * TILE;
+        const int tx = threadIdx.x, ty = threadIdx.y, rows = blockDim.y;
+        sq::pencil_tile_load<TILE>(c, a0, b0, z, tx, ty, rows, src, tile);
+        __syncthreads();
+        sq::pencil_tile_store<TILE>(c, a0, b0, z, tx, ty, rows, tile, dst);
+    }
 }
 
 // Half-complex <-> complex rows, one thread per output value: rows * n reals, or
