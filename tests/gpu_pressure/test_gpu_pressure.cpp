@@ -14,6 +14,7 @@
 #include "model/decomp.h"
 #include "model/pressure/pressure.h"
 #include "model/pressure/pressure_gpu.h"
+#include "model/pressure/transpose.h"
 #include "pressure_test_util.h"
 
 using namespace squall;
@@ -115,6 +116,53 @@ TEST(GpuPressure, TwoDimensionalFloat) {
 }
 TEST(GpuPressure, OddSizesFloat) {
     check_against_cpu<float>(15, 9, 7, true, 33, 1e-4);
+}
+
+// Every configuration of the pencil copy kernel (one thread per element, and the tiled
+// shared-memory transposes) against the host copy, bit for bit, for the six copies of a
+// one-rank layout: x <-> y and y <-> z are transposes, z-column <-> x a straight copy.
+// 40 x 24 x 12 leaves partial tiles at both tile sizes.
+TEST(GpuPressure, PencilCopyEveryConfigurationMatchesHost) {
+    SQUALL_NEED_GPU(runtime().has_device(), runtime().no_device_reason());
+    const Config cfg = ptest::make_case(40, 24, 12, false);
+    const Grid<double> grid = Grid<double>::make(cfg, 1, 1, 0, 0);
+    Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);
+    const PencilLayout lay(grid.d, decomp);
+    const auto defs = pressure_gpu_kernel_defs("double");
+    const auto copy = std::find_if(defs.begin(), defs.end(), [](const rt::KernelDef& d) {
+        return d.key() == "pressure_gpu_pencil_copy_double";
+    });
+    ASSERT_NE(copy, defs.end());
+    // Every map addresses [0, n): the z-column map the model field, the pencils nlocal.
+    const long n = std::max<long>(lay.nlocal, long(grid.d.kk) * grid.d.kcells);
+    std::vector<double> src(std::size_t(n), 0.0), want(src.size()), got(src.size());
+    for (std::size_t m = 0; m < src.size(); ++m) src[m] = 1.0 + double(m % 9973) * 1e-3;
+    rt::DeviceBuffer src_d(sizeof(double) * src.size()), dst_d(src_d.size());
+    src_d.upload(src.data());
+    int tested = 0, tiled = 0;
+    for (const PencilStep& fwd : {lay.zcol_x, lay.x_y, lay.y_z})
+        for (const PencilStep& s : {fwd, fwd.reversed()}) {
+            const sq::PencilCopy c = s.own();
+            std::fill(want.begin(), want.end(), -1.0);
+            pencil_copy_host(c, src.data(), want.data());
+            const rt::ProblemSize p(c.n0, c.n1, long(c.n2) * c.nblocks);
+            for (const rt::Config& cf : copy->space().enumerate(p, runtime().device())) {
+                std::fill(got.begin(), got.end(), -1.0);
+                dst_d.upload(got.data());
+                rt::KernelInstance k = runtime().instantiate(*copy, p, cf);
+                k.launch(nullptr, c, reinterpret_cast<const double*>(src_d.get()),
+                         reinterpret_cast<double*>(dst_d.get()));
+                rt::Driver::get().synchronize();
+                dst_d.download(got.data());
+                ASSERT_EQ(got, want) << copy->space().format(cf) << " at " << p.to_string();
+                ++tested;
+                tiled += copy->space().format(cf).find("tile=0") == std::string::npos;
+            }
+        }
+    std::printf("  pencil copy: %d launches, %d of them tiled, all equal to the host copy\n",
+                tested, tiled);
+    EXPECT_GE(tiled, 6 * 8); // tile 32 and 64, block_y 1..8, at each of the six copies
+    decomp.free();
 }
 
 TEST(GpuPressure, StreamIsHonoured) {
