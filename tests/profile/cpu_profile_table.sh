@@ -3,8 +3,8 @@
 # counted.
 # drycbl 48^3, RK3, 4 steps: each substep advects u once (12 calls), ends the projection
 # with the RK stage of u, v and w in one pass (12 calls), updates th on its own (12 calls)
-# and damps u, v, th in the
-# sponge only: z > 1800 m of 2400 m with dz = 50 m is the top 12 levels (36 calls of 48x48x12).
+# and damps u, v, th in the sponge only: z > 1800 m of 2400 m with dz = 50 m is the top 12
+# levels (36 calls of 48x48x12).
 # Usage: cpu_profile_table.sh SQUALL CASE
 set -uo pipefail
 squall=$1 case_file=$2

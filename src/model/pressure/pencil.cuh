@@ -53,6 +53,12 @@ SQ_HD void pencil_tile_point(bool a_fast, int a0, int b0, int t, int r, int& a, 
     b = b0 + (a_fast ? r : t);
 }
 
+// Where element (a, b) of the patch at (a0, b0) lies in the tile.
+template <int TILE>
+SQ_HD int pencil_tile_slot(int a0, int b0, int a, int b) {
+    return (b - b0) * (TILE + 1) + (a - a0);
+}
+
 template <int TILE, typename T>
 SQ_HD void pencil_tile_load(const PencilCopy& p, int a0, int b0, int z, int tx, int ty, int rows,
                             const T* SQ_RESTRICT src, T* SQ_RESTRICT tile) {
@@ -61,7 +67,7 @@ SQ_HD void pencil_tile_load(const PencilCopy& p, int a0, int b0, int z, int tx, 
     for (int r = ty; r < TILE; r += rows) {
         pencil_tile_point(p.src.a == 1, a0, b0, tx, r, a, b);
         if (a < p.n0 && b < p.n1)
-            tile[(b - b0) * (TILE + 1) + (a - a0)] = src[p.src.at(q, a, b, c)];
+            tile[pencil_tile_slot<TILE>(a0, b0, a, b)] = src[p.src.at(q, a, b, c)];
     }
 }
 
@@ -73,7 +79,7 @@ SQ_HD void pencil_tile_store(const PencilCopy& p, int a0, int b0, int z, int tx,
     for (int r = ty; r < TILE; r += rows) {
         pencil_tile_point(p.dst.a == 1, a0, b0, tx, r, a, b);
         if (a < p.n0 && b < p.n1)
-            dst[p.dst.at(q, a, b, c)] = tile[(b - b0) * (TILE + 1) + (a - a0)];
+            dst[p.dst.at(q, a, b, c)] = tile[pencil_tile_slot<TILE>(a0, b0, a, b)];
     }
 }
 

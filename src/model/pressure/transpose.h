@@ -109,23 +109,6 @@ void pencil_copy_host(const sq::PencilCopy& c, const T* src, T* dst) {
             for (int a = 0; a < c.n0; ++a) sq::pencil_copy_point(c, a, b, z, src, dst);
 }
 
-// The tiled GPU copy (tile > 0) emulated on the host with the kernel's own index
-// functions: per block, every thread's loads into the tile, then every thread's stores.
-template <int TILE, typename T>
-void pencil_copy_host_tiled(const sq::PencilCopy& c, const T* src, T* dst, int rows) {
-    std::vector<T> tile(static_cast<std::size_t>(TILE * (TILE + 1)));
-    for (int z = 0; z < c.n2 * c.nblocks; ++z)
-        for (int b0 = 0; b0 < c.n1; b0 += TILE)
-            for (int a0 = 0; a0 < c.n0; a0 += TILE) {
-                for (int ty = 0; ty < rows; ++ty)
-                    for (int tx = 0; tx < TILE; ++tx)
-                        sq::pencil_tile_load<TILE>(c, a0, b0, z, tx, ty, rows, src, tile.data());
-                for (int ty = 0; ty < rows; ++ty)
-                    for (int tx = 0; tx < TILE; ++tx)
-                        sq::pencil_tile_store<TILE>(c, a0, b0, z, tx, ty, rows, tile.data(), dst);
-            }
-}
-
 // The CPU solver's transposes: host buffers, no staging.
 template <typename T>
 class PencilTransposer : public PencilLayout {
