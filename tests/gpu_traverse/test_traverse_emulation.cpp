@@ -72,7 +72,7 @@ std::string describe(const sq::TraverseShape& s) {
     std::ostringstream o;
     o << "grid " << s.ni << "x" << s.nj << "x" << s.nk << " block " << s.bx << "x" << s.by << "x"
       << s.bz << " tile " << s.tx << "x" << s.ty << "x" << s.tz << " contiguous " << s.cx << s.cy
-      << s.cz << " perm " << s.perm << " march " << s.my << "x" << s.mz;
+      << s.cz << " perm " << s.perm << " march " << s.my << "x" << s.mz << " group " << s.group;
     return o.str();
 }
 
@@ -113,8 +113,8 @@ std::string check(const sq::TraverseShape& s, const Mapping& map, bool interior 
 }
 
 sq::TraverseShape shape(const Grid& g, int bx, int by, int bz, int tx, int ty, int tz, int cx,
-                        int cy, int cz, int perm, int my = 1, int mz = 1) {
-    return {g.ni, g.nj, g.nk, bx, by, bz, tx, ty, tz, cx, cy, cz, perm, my, mz};
+                        int cy, int cz, int perm, int my = 1, int mz = 1, int group = 1) {
+    return {g.ni, g.nj, g.nk, bx, by, bz, tx, ty, tz, cx, cy, cz, perm, my, mz, group};
 }
 
 // Corner cases: extreme and irregular block shapes, the largest tiles per axis, every
@@ -149,9 +149,9 @@ std::vector<sq::TraverseShape> random_cases(const Grid& g, int count, uint32_t s
         const int bx = pick(sp::block_x), by = pick(sp::block_y), bz = pick(sp::block_z);
         const int tx = pick(sp::tile_x), ty = pick(sp::tile_y), tz = pick(sp::tile_z);
         const int cx = bit(rng), cy = bit(rng), cz = bit(rng), bps = pick(sp::blocks_per_sm);
-        const int my = pick(sp::march), mz = pick(sp::march);
+        const int my = pick(sp::march), mz = pick(sp::march), group = pick(sp::group);
         if (sp::valid(bx, by, bz, tx, ty, tz, cx, cy, cz, bps))
-            out.push_back(shape(g, bx, by, bz, tx, ty, tz, cx, cy, cz, perm(rng), my, mz));
+            out.push_back(shape(g, bx, by, bz, tx, ty, tz, cx, cy, cz, perm(rng), my, mz, group));
     }
     return out;
 }
@@ -161,9 +161,10 @@ TEST(TraverseEmulation, CornerCasesVisitEveryPointOnce) {
     for (const Grid& g : kGrids)
         for (auto s : corner_cases(g)) {
             ASSERT_EQ(check(s, plain), "");
-            // Deferred stores, marching through chunks along y and z.
+            // Deferred stores, marching through chunks along y and z, swizzled block orders.
             const int marches[][2] = {{1, 1}, {2, 1}, {1, 4}, {8, 8}, {4, 2}, {1, 8}};
             s.my = marches[checked % 6][0], s.mz = marches[checked % 6][1];
+            s.group = sp::group[size_t(checked / 6 % sp::group.size())];
             ASSERT_EQ(check(s, deferred, true), "");
             ++checked;
         }
@@ -224,20 +225,39 @@ TEST(TraverseEmulation, StagedShapesVisitEveryPointOnceAtTheStagedLevel) {
         }
 }
 
-// Every permutation is a bijection between block indices and block coordinates.
+// Every permutation and swizzle is a bijection between block indices and block
+// coordinates, with full and partial groups (3 x 12 x 19 blocks; groups up to 32).
 TEST(TraverseEmulation, UnravelIsABijection) {
-    for (int perm = 0; perm < sp::permutations; ++perm) {
-        const sq::TraverseShape s{37, 23, 19, 16, 2, 2, 1, 2, 1, 0, 0, 0, perm};
-        const int nx = sq::trav_blocks_x(s), ny = sq::trav_blocks_y(s), nz = sq::trav_blocks_z(s);
-        std::vector<int> seen(size_t(nx * ny * nz), 0);
-        for (int b = 0; b < sq::trav_num_blocks(s); ++b) {
-            int bi, bj, bk;
-            sq::trav_unravel(s, b, bi, bj, bk);
-            ASSERT_TRUE(bi >= 0 && bi < nx && bj >= 0 && bj < ny && bk >= 0 && bk < nz);
-            ++seen[size_t(bi + nx * (bj + ny * bk))];
+    for (int perm = 0; perm < sp::permutations; ++perm)
+        for (int group : {1, 2, 3, 4, 5, 8, 16, 32}) {
+            const sq::TraverseShape s{37, 23, 19, 16, 2, 1, 1, 1, 1, 0, 0, 0, perm, 1, 1, group};
+            const int nx = sq::trav_blocks_x(s), ny = sq::trav_blocks_y(s),
+                      nz = sq::trav_blocks_z(s);
+            std::vector<int> seen(size_t(nx * ny * nz), 0);
+            for (int b = 0; b < sq::trav_num_blocks(s); ++b) {
+                int bi, bj, bk;
+                sq::trav_unravel(s, b, bi, bj, bk);
+                ASSERT_TRUE(bi >= 0 && bi < nx && bj >= 0 && bj < ny && bk >= 0 && bk < nz);
+                ++seen[size_t(bi + nx * (bj + ny * bk))];
+            }
+            for (int v : seen) EXPECT_EQ(v, 1) << "perm " << perm << " group " << group;
         }
-        for (int v : seen) EXPECT_EQ(v, 1) << "perm " << perm;
-    }
+}
+
+// The swizzle does what it is for: with perm 0 and groups of 4 along z, the first
+// 3 x 4 x 2 block indices cover x fastest, then 4 z-blocks, then the next y-block.
+TEST(TraverseEmulation, GroupSweepsTheSlowAxisBeforeTheMiddleOne) {
+    const sq::TraverseShape s{37, 23, 19, 16, 2, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 4};
+    int b = 0;
+    for (int bj = 0; bj < 2; ++bj)
+        for (int bk = 0; bk < 4; ++bk)
+            for (int bi = 0; bi < 3; ++bi, ++b) {
+                int i, j, k;
+                sq::trav_unravel(s, b, i, j, k);
+                EXPECT_EQ(i, bi);
+                EXPECT_EQ(j, bj);
+                EXPECT_EQ(k, bk);
+            }
 }
 
 // The check must fail for mappings that miss a point or visit one twice.

@@ -250,6 +250,9 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
     // stencils reread their neighbours' values through L1). Staging needs shared memory.
     d.tune("l1_carveout", {-1, 0}, -1).preferred_carveout("l1_carveout");
     if (stageable) d.restriction("stage == 0 || l1_carveout == -1");
+    // Block-order swizzle (traverse.cuh, trav_split): neighbours along the two slower axes
+    // of perm run close together in time, so the halos they share are still in L2.
+    d.tune("group", values(sp::group), 1).define("SQ_GROUP", rt::expr("group"));
     const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
                              {"SQ_TX", "tile_x"},     {"SQ_TY", "tile_y"},   {"SQ_TZ", "tile_z"},
                              {"SQ_CX", "contig_x"},   {"SQ_CY", "contig_y"}, {"SQ_CZ", "contig_z"},

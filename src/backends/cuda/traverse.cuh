@@ -10,6 +10,7 @@
 //   SQ_BX SQ_BY SQ_BZ     block size             SQ_TX SQ_TY SQ_TZ  points per thread
 //   SQ_CX SQ_CY SQ_CZ     1: a thread's tile is contiguous, 0: strided by the block size
 //   SQ_PERM               order in which the 1-D block index unravels (0..5)
+//   SQ_GROUP              swizzle of that order: blocks of the slowest axis per group
 //   SQ_MY SQ_MZ           chunks a block marches through along y and z
 //   SQ_UNROLL             1: unroll the tile loops
 //   SQ_DEFER              1: compute the whole tile, then store it (kernels with value/store)
@@ -29,8 +30,8 @@
 namespace sq {
 
 // The shape of one traversal: extents, block size, tile factors, tile kind, block order,
-// and how many consecutive chunks (one chunk = the block's threads times their tiles) a
-// block marches through along y and z.
+// how many consecutive chunks (one chunk = the block's threads times their tiles) a block
+// marches through along y and z, and the block-order swizzle (trav_split).
 struct TraverseShape {
     int ni, nj, nk;
     int bx, by, bz;
@@ -38,6 +39,7 @@ struct TraverseShape {
     int cx, cy, cz;
     int perm;
     int my = 1, mz = 1;
+    int group = 1;
 };
 
 SQ_HD int trav_ceil_div(int a, int b) {
@@ -58,30 +60,42 @@ SQ_HD int trav_num_blocks(const TraverseShape& s) {
     return trav_blocks_x(s) * trav_blocks_y(s) * trav_blocks_z(s);
 }
 
+// Splits a 1-D block index into coordinates (a0, a1, a2) along axes of n0, n1, n2 blocks,
+// a0 fastest. group > 1 swizzles the two slower axes: a2 advances in groups of `group`
+// blocks, and a group is swept along a2 before a1 moves on. Blocks that share stencil
+// halos along a1 then run a few hundred blocks apart instead of n0 * n1, so the halos are
+// still in L2 (the last group may be partial).
+SQ_HD void trav_split(int b, int n0, int n1, int n2, int group, int& a0, int& a1, int& a2) {
+    a0 = b % n0;
+    b /= n0;
+    if (group <= 1) {
+        a1 = b % n1, a2 = b / n1;
+        return;
+    }
+    const int g = b / (group * n1), full = n2 / group;
+    const int size = g < full ? group : n2 - full * group, r = b - g * group * n1;
+    a2 = g * group + r % size, a1 = r / size;
+}
+
 // Unravels the 1-D block index b into block coordinates; perm picks which axis varies
-// fastest (0: x,y,z  1: x,z,y  2: y,x,z  3: y,z,x  4: z,x,y  5: z,y,x).
+// fastest (0: x,y,z  1: x,z,y  2: y,x,z  3: y,z,x  4: z,x,y  5: z,y,x), and s.group
+// swizzles the slowest axis with the middle one (trav_split).
 SQ_HD void trav_unravel(const TraverseShape& s, int b, int& bi, int& bj, int& bk) {
-    const int nx = trav_blocks_x(s), ny = trav_blocks_y(s), nz = trav_blocks_z(s);
+    const int nx = trav_blocks_x(s), ny = trav_blocks_y(s), nz = trav_blocks_z(s), g = s.group;
     switch (s.perm) {
     default:
     case 0:
-        bi = b % nx, b /= nx, bj = b % ny, bk = b / ny;
-        break;
+        return trav_split(b, nx, ny, nz, g, bi, bj, bk);
     case 1:
-        bi = b % nx, b /= nx, bk = b % nz, bj = b / nz;
-        break;
+        return trav_split(b, nx, nz, ny, g, bi, bk, bj);
     case 2:
-        bj = b % ny, b /= ny, bi = b % nx, bk = b / nx;
-        break;
+        return trav_split(b, ny, nx, nz, g, bj, bi, bk);
     case 3:
-        bj = b % ny, b /= ny, bk = b % nz, bi = b / nz;
-        break;
+        return trav_split(b, ny, nz, nx, g, bj, bk, bi);
     case 4:
-        bk = b % nz, b /= nz, bi = b % nx, bj = b / nx;
-        break;
+        return trav_split(b, nz, nx, ny, g, bk, bi, bj);
     case 5:
-        bk = b % nz, b /= nz, bj = b % ny, bi = b / ny;
-        break;
+        return trav_split(b, nz, ny, nx, g, bk, bj, bi);
     }
 }
 
@@ -228,6 +242,9 @@ SQ_HD double trav_lowest<double>() {
 #ifndef SQUALL_LAUNCH_BOUNDS
 #define SQUALL_LAUNCH_BOUNDS
 #endif
+#ifndef SQ_GROUP
+#define SQ_GROUP 1
+#endif
 
 #ifdef SQ_3D
 namespace sq {
@@ -327,7 +344,7 @@ struct StagedVisit : TravVisit<F> {
 template <class F>
 __device__ __forceinline__ void traverse_body(const F& g, int nlev) {
     constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY,   SQ_BZ, SQ_TX, SQ_TY,
-                              SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM, SQ_MY, SQ_MZ};
+                              SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM, SQ_MY, SQ_MZ, SQ_GROUP};
 #if defined(SQ_DEFER) && SQ_DEFER
     constexpr int maxpts = SQ_TX * SQ_TY * SQ_TZ;
 #else

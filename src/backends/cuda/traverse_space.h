@@ -12,7 +12,8 @@ inline constexpr std::array<int, 4> tile_x{1, 2, 4, 8};
 inline constexpr std::array<int, 4> tile_y{1, 2, 4, 8};
 inline constexpr std::array<int, 6> tile_z{1, 2, 4, 8, 16, 32};
 inline constexpr std::array<int, 7> blocks_per_sm{1, 2, 3, 4, 5, 6, 8};
-inline constexpr std::array<int, 4> march{1, 2, 4, 8}; // chunks a block visits along y, z
+inline constexpr std::array<int, 4> march{1, 2, 4, 8};         // chunks a block visits along y, z
+inline constexpr std::array<int, 6> group{1, 2, 4, 8, 16, 32}; // block-order swizzle
 inline constexpr int permutations = 6;
 inline constexpr int min_threads = 64, max_threads = 1024;
 inline constexpr int max_threads_per_sm = 2048;
