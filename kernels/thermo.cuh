@@ -1,5 +1,6 @@
 #pragma once
 // Dry buoyancy on w (NUMERICS.md "Buoyancy"), called for kstart+1 <= k < kend.
+#include "advec.cuh"
 #include "common.cuh"
 
 namespace sq {
@@ -13,10 +14,12 @@ struct BuoyancyTh {
     T g_over_thref, thref;
     int jj, kk;
 
-    SQ_HD void operator()(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        wt[ijk] += g_over_thref * (interp2(th[ijk - kk], th[ijk]) - thref);
+        return g_over_thref * (interp2(th[ijk - kk], th[ijk]) - thref);
     }
+    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 // "buoy" mode: the prognostic scalar is the buoyancy b itself.
@@ -31,6 +34,30 @@ struct BuoyancyB {
         const int ijk = i + j * jj + k * kk;
         wt[ijk] += interp2(b[ijk - kk], b[ijk]);
     }
+};
+
+// The w tendency of 2i5 advection and buoyancy in one pass, so that wt is read and written
+// once for both (the separate buoyancy kernel costs 3 passes over the grid, this 1). Both
+// terms are AdvecW2i5's and BuoyancyTh's own per-point values; "buoy" mode passes
+// g_over_thref = 1 and thref = 0, which gives BuoyancyB's interp2(b) exactly.
+template <typename T>
+struct AdvecW2i5Buoy {
+    static constexpr const char* name = "advec_w_2i5_buoy";
+    T* SQ_RESTRICT wt;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT th;
+    const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, g_over_thref, thref;
+    int jj, kk;
+    int kstart, kend;
+    static constexpr int wall_levels = AdvecW2i5<T>::wall_levels;
+
+    SQ_HD T value(int i, int j, int k) const {
+        const AdvecW2i5<T> advec{wt, u, v, w, dzhi, rho, rhoh, dxi, dyi, jj, kk, kstart, kend};
+        const BuoyancyTh<T> buoyancy{wt, th, g_over_thref, thref, jj, kk};
+        return advec.value(i, j, k) + buoyancy.value(i, j, k);
+    }
+    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
 } // namespace sq

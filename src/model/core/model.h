@@ -92,6 +92,9 @@ private:
     void advection();
     void diffusion();
     void buoyancy();
+    bool buoyancy_in_advection() const;
+    T buoyancy_factor() const;
+    T buoyancy_reference() const;
     void sponge();
     void pressure_and_update(T b_dt, T a_next);
     void rk_update_scalar(T b_dt, T a_next);

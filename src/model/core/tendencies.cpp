@@ -122,8 +122,13 @@ void Model<T>::advection() {
                                            d.jj, d.kk, ks, ke});
         launch(range_c(), sq::AdvecV2i5<T>{f_.vt.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi,
                                            d.jj, d.kk, ks, ke});
-        launch(range_w(), sq::AdvecW2i5<T>{f_.wt.data(), u, v, w, dzhi, rho, rhoh, g_.dxi, g_.dyi,
-                                           d.jj, d.kk, ks, ke});
+        if (buoyancy_in_advection())
+            launch(range_w(), sq::AdvecW2i5Buoy<T>{f_.wt.data(), u, v, w, f_.s.data(), dzhi, rho,
+                                                   rhoh, g_.dxi, g_.dyi, buoyancy_factor(),
+                                                   buoyancy_reference(), d.jj, d.kk, ks, ke});
+        else
+            launch(range_w(), sq::AdvecW2i5<T>{f_.wt.data(), u, v, w, dzhi, rho, rhoh, g_.dxi,
+                                               g_.dyi, d.jj, d.kk, ks, ke});
         if (f_.has_scalar)
             launch(range_c(), sq::AdvecS2i5<T>{f_.st.data(), f_.s.data(), u, v, w, dzi, rho, rhoh,
                                                g_.dxi, g_.dyi, d.jj, d.kk, ks, ke});
@@ -165,9 +170,27 @@ void Model<T>::diffusion() {
     }
 }
 
+// With 2i5 advection the buoyancy joins w's advection (AdvecW2i5Buoy): one pass over wt
+// instead of two.
+template <typename T>
+bool Model<T>::buoyancy_in_advection() const {
+    return cfg_.advec == AdvecScheme::second_i5 &&
+           (cfg_.thermo == ThermoType::dry || cfg_.thermo == ThermoType::buoy);
+}
+// BuoyancyTh's g/thref and thref; "buoy" mode (the scalar is b) as 1 and 0.
+template <typename T>
+T Model<T>::buoyancy_factor() const {
+    return cfg_.thermo == ThermoType::dry ? T(cfg_.gravity / cfg_.thref) : T(1);
+}
+template <typename T>
+T Model<T>::buoyancy_reference() const {
+    return cfg_.thermo == ThermoType::dry ? T(cfg_.thref) : T(0);
+}
+
 template <typename T>
 void Model<T>::buoyancy() {
     const auto& d = g_.d;
+    if (buoyancy_in_advection()) return;
     if (cfg_.thermo == ThermoType::dry)
         launch(range_w(), sq::BuoyancyTh<T>{f_.wt.data(), f_.s.data(), T(cfg_.gravity / cfg_.thref),
                                             T(cfg_.thref), d.jj, d.kk});
