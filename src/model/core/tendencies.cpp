@@ -170,8 +170,8 @@ void Model<T>::diffusion() {
     }
 }
 
-// With 2i5 advection the buoyancy joins w's advection (AdvecW2i5Buoy): one pass over wt
-// instead of two.
+// With 2i5 advection the buoyancy joins w's advection (AdvecW2i5Buoy): wt is read and
+// written once for both instead of twice.
 template <typename T>
 bool Model<T>::buoyancy_in_advection() const {
     return cfg_.advec == AdvecScheme::second_i5 &&
