@@ -192,8 +192,8 @@ void Model<T>::buoyancy() {
     const auto& d = g_.d;
     if (buoyancy_in_advection()) return;
     if (cfg_.thermo == ThermoType::dry)
-        launch(range_w(), sq::BuoyancyTh<T>{f_.wt.data(), f_.s.data(), T(cfg_.gravity / cfg_.thref),
-                                            T(cfg_.thref), d.jj, d.kk});
+        launch(range_w(), sq::BuoyancyTh<T>{f_.wt.data(), f_.s.data(), buoyancy_factor(),
+                                            buoyancy_reference(), d.jj, d.kk});
     else if (cfg_.thermo == ThermoType::buoy)
         launch(range_w(), sq::BuoyancyB<T>{f_.wt.data(), f_.s.data(), d.jj, d.kk});
 }
