@@ -60,4 +60,23 @@ struct AdvecW2i5Buoy {
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
+// The same for 2nd-order advection (AdvecW2::value plus BuoyancyTh::value).
+template <typename T>
+struct AdvecW2Buoy {
+    static constexpr const char* name = "advec_w_2_buoy";
+    T* SQ_RESTRICT wt;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT th;
+    const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    T dxi, dyi, g_over_thref, thref;
+    int jj, kk;
+
+    SQ_HD T value(int i, int j, int k) const {
+        const AdvecW2<T> advec{wt, u, v, w, dzhi, rho, rhoh, dxi, dyi, jj, kk};
+        const BuoyancyTh<T> buoyancy{wt, th, g_over_thref, thref, jj, kk};
+        return advec.value(i, j, k) + buoyancy.value(i, j, k);
+    }
+    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
+    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
+};
+
 } // namespace sq

@@ -6,6 +6,8 @@
 
 #include "kernel_harness.h"
 
+#include <string>
+
 using namespace sqtest;
 
 namespace {
@@ -50,32 +52,59 @@ TYPED_TEST(MiscKernels, Buoyancy) {
                     "BuoyancyB");
 }
 
-// w's 2i5 advection and buoyancy in one pass: the two independent references added to the
+// w's advection and buoyancy in one pass: the two independent references added to the
 // tendency, in both thermo modes ("buoy" as g/thref = 1, thref = 0).
-TYPED_TEST(MiscKernels, AdvecW2i5Buoy) {
-    using T = TypeParam;
-    const Inputs in = make_inputs<T>();
+template <typename T, class MakeKernel>
+void check_advec_w_buoy(const Inputs& in, const Vec& advec, const char* what, MakeKernel make) {
     const RefGrid& g = in.g;
-    const Metrics<T> m(g);
-    const auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w), th = to_t<T>(in.th);
-    const Vec advec = sqref::ref_advec_2i5(g, sqref::Loc::W, in.w, in.u, in.v, in.w);
+    const auto th = to_t<T>(in.th);
     const double gt = as_t<T>(9.81 / 300.0), thref = as_t<T>(300.0);
     const Vec buoy[] = {sqref::ref_buoyancy_th(g, in.th, gt, thref),
                         sqref::ref_buoyancy_b(g, in.th)};
     const T factor[] = {T(gt), T(1)}, reference[] = {T(thref), T(0)};
     for (int mode = 0; mode < 2; ++mode) {
         auto wt = to_t<T>(in.tend0);
-        const sq::AdvecW2i5Buoy<T> kn{wt.data(), u.data(),      v.data(),     w.data(),
-                                      th.data(), m.dzhi.data(), m.rho.data(), m.rhoh.data(),
-                                      m.dxi,     m.dyi,         factor[mode], reference[mode],
-                                      m.jj,      m.kk,          g.kstart,     g.kend};
-        run_kernel(kn, g, g.kstart + 1, g.kend);
+        run_kernel(make(wt.data(), th.data(), factor[mode], reference[mode]), g, g.kstart + 1,
+                   g.kend);
         Vec both(g.ncells);
         for (int n = 0; n < g.ncells; ++n) both[n] = double((long double)advec[n] + buoy[mode][n]);
+        const std::string label = std::string(what) + (mode ? " (b)" : " (th)");
         SQ_EXPECT_MATCH(
             T, compare(g, wt, expect_added(in.tend0, both), in.tend0, g.kstart + 1, g.kend),
-            mode ? "AdvecW2i5Buoy (b)" : "AdvecW2i5Buoy (th)");
+            label.c_str());
     }
+}
+
+TYPED_TEST(MiscKernels, AdvecW2i5Buoy) {
+    using T = TypeParam;
+    const Inputs in = make_inputs<T>();
+    const RefGrid& g = in.g;
+    const Metrics<T> m(g);
+    const auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w);
+    check_advec_w_buoy<T>(in, sqref::ref_advec_2i5(g, sqref::Loc::W, in.w, in.u, in.v, in.w),
+                          "AdvecW2i5Buoy", [&](T* wt, const T* th, T factor, T reference) {
+                              return sq::AdvecW2i5Buoy<T>{
+                                  wt,    u.data(),      v.data(),     w.data(),
+                                  th,    m.dzhi.data(), m.rho.data(), m.rhoh.data(),
+                                  m.dxi, m.dyi,         factor,       reference,
+                                  m.jj,  m.kk,          g.kstart,     g.kend};
+                          });
+}
+
+TYPED_TEST(MiscKernels, AdvecW2Buoy) {
+    using T = TypeParam;
+    const Inputs in = make_inputs<T>();
+    const RefGrid& g = in.g;
+    const Metrics<T> m(g);
+    const auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w);
+    check_advec_w_buoy<T>(in, sqref::ref_advec_2(g, sqref::Loc::W, in.w, in.u, in.v, in.w),
+                          "AdvecW2Buoy", [&](T* wt, const T* th, T factor, T reference) {
+                              return sq::AdvecW2Buoy<T>{
+                                  wt,    u.data(),      v.data(),     w.data(),
+                                  th,    m.dzhi.data(), m.rho.data(), m.rhoh.data(),
+                                  m.dxi, m.dyi,         factor,       reference,
+                                  m.jj,  m.kk};
+                          });
 }
 
 TYPED_TEST(MiscKernels, PresIn) {

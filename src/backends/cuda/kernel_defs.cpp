@@ -58,6 +58,8 @@ const std::map<std::string, std::string>& tables() {
         {"buoyancy_b", "wt:3o b:3i jj:int kk:int"},
         {"advec_w_2i5_buoy", "wt:3o u:3i v:3i w:3i th:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
                              "g_over_thref:T thref:T jj:int kk:int kstart:int kend:int"},
+        {"advec_w_2_buoy", "wt:3o u:3i v:3i w:3i th:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
+                           "g_over_thref:T thref:T jj:int kk:int"},
         {"pres_in", "p:3w u:3i v:3i w:3i ut:3i vt:3i wt:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T "
                     "dtsi:T jj:int kk:int"},
         {"pres_out", "ut:3o vt:3o wt:3o p:3i dzhi:zi dxi:T dyi:T kstart:int jj:int kk:int"},

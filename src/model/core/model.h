@@ -91,8 +91,7 @@ private:
     void tendencies();
     void advection();
     void diffusion();
-    void buoyancy();
-    bool buoyancy_in_advection() const;
+    bool has_buoyancy() const;
     T buoyancy_factor() const;
     T buoyancy_reference() const;
     void sponge();

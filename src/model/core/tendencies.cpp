@@ -111,8 +111,13 @@ void Model<T>::advection() {
                sq::AdvecU2<T>{f_.ut.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
         launch(range_c(),
                sq::AdvecV2<T>{f_.vt.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
-        launch(range_w(),
-               sq::AdvecW2<T>{f_.wt.data(), u, v, w, dzhi, rho, rhoh, g_.dxi, g_.dyi, d.jj, d.kk});
+        if (has_buoyancy())
+            launch(range_w(),
+                   sq::AdvecW2Buoy<T>{f_.wt.data(), u, v, w, f_.s.data(), dzhi, rho, rhoh, g_.dxi,
+                                      g_.dyi, buoyancy_factor(), buoyancy_reference(), d.jj, d.kk});
+        else
+            launch(range_w(), sq::AdvecW2<T>{f_.wt.data(), u, v, w, dzhi, rho, rhoh, g_.dxi, g_.dyi,
+                                             d.jj, d.kk});
         if (f_.has_scalar)
             launch(range_c(), sq::AdvecS2<T>{f_.st.data(), f_.s.data(), u, v, w, dzi, rho, rhoh,
                                              g_.dxi, g_.dyi, d.jj, d.kk});
@@ -122,7 +127,7 @@ void Model<T>::advection() {
                                            d.jj, d.kk, ks, ke});
         launch(range_c(), sq::AdvecV2i5<T>{f_.vt.data(), u, v, w, dzi, rho, rhoh, g_.dxi, g_.dyi,
                                            d.jj, d.kk, ks, ke});
-        if (buoyancy_in_advection())
+        if (has_buoyancy())
             launch(range_w(), sq::AdvecW2i5Buoy<T>{f_.wt.data(), u, v, w, f_.s.data(), dzhi, rho,
                                                    rhoh, g_.dxi, g_.dyi, buoyancy_factor(),
                                                    buoyancy_reference(), d.jj, d.kk, ks, ke});
@@ -170,12 +175,11 @@ void Model<T>::diffusion() {
     }
 }
 
-// With 2i5 advection the buoyancy joins w's advection (AdvecW2i5Buoy): wt is read and
-// written once for both instead of twice.
+// The buoyancy joins w's advection (AdvecW2Buoy, AdvecW2i5Buoy): wt is read and written
+// once for both instead of twice.
 template <typename T>
-bool Model<T>::buoyancy_in_advection() const {
-    return cfg_.advec == AdvecScheme::second_i5 &&
-           (cfg_.thermo == ThermoType::dry || cfg_.thermo == ThermoType::buoy);
+bool Model<T>::has_buoyancy() const {
+    return cfg_.thermo == ThermoType::dry || cfg_.thermo == ThermoType::buoy;
 }
 // BuoyancyTh's g/thref and thref; "buoy" mode (the scalar is b) as 1 and 0.
 template <typename T>
@@ -185,17 +189,6 @@ T Model<T>::buoyancy_factor() const {
 template <typename T>
 T Model<T>::buoyancy_reference() const {
     return cfg_.thermo == ThermoType::dry ? T(cfg_.thref) : T(0);
-}
-
-template <typename T>
-void Model<T>::buoyancy() {
-    const auto& d = g_.d;
-    if (buoyancy_in_advection()) return;
-    if (cfg_.thermo == ThermoType::dry)
-        launch(range_w(), sq::BuoyancyTh<T>{f_.wt.data(), f_.s.data(), buoyancy_factor(),
-                                            buoyancy_reference(), d.jj, d.kk});
-    else if (cfg_.thermo == ThermoType::buoy)
-        launch(range_w(), sq::BuoyancyB<T>{f_.wt.data(), f_.s.data(), d.jj, d.kk});
 }
 
 template <typename T>
@@ -218,7 +211,6 @@ template <typename T>
 void Model<T>::tendencies() {
     advection();
     diffusion();
-    buoyancy();
     sponge();
 }
 
