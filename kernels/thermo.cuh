@@ -5,7 +5,9 @@
 
 namespace sq {
 
-// Boussinesq with potential temperature th and a constant reference thref.
+// Boussinesq with potential temperature th and a constant reference thref. "buoy" mode
+// (the prognostic scalar is the buoyancy b itself) is g_over_thref = 1, thref = 0, which
+// gives interp2(b) exactly.
 template <typename T>
 struct BuoyancyTh {
     static constexpr const char* name = "buoyancy_th";
@@ -22,24 +24,9 @@ struct BuoyancyTh {
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
-// "buoy" mode: the prognostic scalar is the buoyancy b itself.
-template <typename T>
-struct BuoyancyB {
-    static constexpr const char* name = "buoyancy_b";
-    T* SQ_RESTRICT wt;
-    const T* SQ_RESTRICT b;
-    int jj, kk;
-
-    SQ_HD void operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        wt[ijk] += interp2(b[ijk - kk], b[ijk]);
-    }
-};
-
 // The w tendency of 2i5 advection and buoyancy in one pass, so that wt is read and written
 // once for both (the separate buoyancy kernel costs 3 passes over the grid, this 1). Both
-// terms are AdvecW2i5's and BuoyancyTh's own per-point values; "buoy" mode passes
-// g_over_thref = 1 and thref = 0, which gives BuoyancyB's interp2(b) exactly.
+// terms are AdvecW2i5's and BuoyancyTh's own per-point values (either thermo mode).
 template <typename T>
 struct AdvecW2i5Buoy {
     static constexpr const char* name = "advec_w_2i5_buoy";

@@ -25,8 +25,8 @@ using Kernels3d =
     KernelList<sq::AdvecU2, sq::AdvecV2, sq::AdvecW2, sq::AdvecS2, sq::AdvecU2i5, sq::AdvecV2i5,
                sq::AdvecW2i5, sq::AdvecS2i5, sq::Strain2, sq::EviscSmag, sq::DiffUSmag,
                sq::DiffVSmag, sq::DiffWSmag, sq::DiffCSmag, sq::DiffUVWSmag, sq::DiffU2, sq::DiffV2,
-               sq::DiffW2, sq::DiffC2, sq::BuoyancyTh, sq::BuoyancyB, sq::AdvecW2i5Buoy,
-               sq::AdvecW2Buoy, sq::PresIn, sq::PresOut, sq::PresOutRk, sq::RkUpdate, sq::Sponge>;
+               sq::DiffW2, sq::DiffC2, sq::BuoyancyTh, sq::AdvecW2i5Buoy, sq::AdvecW2Buoy,
+               sq::PresIn, sq::PresOut, sq::PresOutRk, sq::RkUpdate, sq::Sponge>;
 // Per-column kernels (operator()(i, j)).
 using Kernels2d = KernelList<sq::GhostBottom, sq::GhostTop, sq::GhostW, sq::GhostMirror,
                              sq::SurfaceMost, sq::SurfaceMomentumFlux, sq::SurfaceScalar>;
@@ -45,8 +45,8 @@ using HaloKernels = KernelList<sq::HaloWrapX, sq::HaloWrapY, sq::HaloPackX, sq::
 // w kernels run over kstart+1 <= k < kend, all others over kstart <= k < kend.
 inline bool on_w_levels(std::string_view name) {
     return name == "advec_w_2" || name == "advec_w_2i5" || name == "diff_w_smag" ||
-           name == "diff_w_2" || name == "buoyancy_th" || name == "buoyancy_b" ||
-           name == "advec_w_2i5_buoy" || name == "advec_w_2_buoy";
+           name == "diff_w_2" || name == "buoyancy_th" || name == "advec_w_2i5_buoy" ||
+           name == "advec_w_2_buoy";
 }
 
 // A grid with the model's ghost cells (igc = jgc = 3, kgc = 1).

@@ -39,17 +39,14 @@ TYPED_TEST(MiscKernels, Buoyancy) {
     SQ_EXPECT_MATCH(T, compare(g, out, expect_added(in.tend0, ref), in.tend0, g.kstart + 1, g.kend),
                     "BuoyancyTh");
 
+    // "buoy" mode: the scalar is b, through the same kernel with g/thref = 1, thref = 0.
     auto outb = to_t<T>(in.tend0);
-    sq::BuoyancyB<T> kb{};
-    kb.wt = outb.data();
-    kb.b = b.data();
-    kb.jj = m.jj;
-    kb.kk = m.kk;
+    sq::BuoyancyTh<T> kb{outb.data(), b.data(), T(1), T(0), m.jj, m.kk};
     run_kernel(kb, g, g.kstart + 1, g.kend);
     const Vec refb = sqref::ref_buoyancy_b(g, in.s);
     SQ_EXPECT_MATCH(T,
                     compare(g, outb, expect_added(in.tend0, refb), in.tend0, g.kstart + 1, g.kend),
-                    "BuoyancyB");
+                    "BuoyancyTh (b)");
 }
 
 // w's advection and buoyancy in one pass: the two independent references added to the

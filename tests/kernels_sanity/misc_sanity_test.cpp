@@ -107,7 +107,7 @@ TYPED_TEST(MiscSanity, BuoyancyHandComputed) {
     wt[4] = T(1);
     sq::BuoyancyTh<T>{wt, th, T(9.81 / 300), T(300), 2, 4}(0, 0, 1);
     EXPECT_NEAR(wt[4], 1 + 9.81 / 300 * 2, tol<T>(1));
-    sq::BuoyancyB<T>{wt, b, 2, 4}(0, 0, 1);
+    sq::BuoyancyTh<T>{wt, b, T(1), T(0), 2, 4}(0, 0, 1); // "buoy" mode
     EXPECT_NEAR(wt[4], 1 + 9.81 / 300 * 2 - 0.25, tol<T>(1));
 }
 

@@ -55,7 +55,6 @@ const std::map<std::string, std::string>& tables() {
         {"diff_c_2", "at:3o a:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T K:T jj:int kk:int"},
         {"diff_w_2", "at:3o a:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T K:T jj:int kk:int"},
         {"buoyancy_th", "wt:3o th:3i g_over_thref:T thref:T jj:int kk:int"},
-        {"buoyancy_b", "wt:3o b:3i jj:int kk:int"},
         {"advec_w_2i5_buoy", "wt:3o u:3i v:3i w:3i th:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
                              "g_over_thref:T thref:T jj:int kk:int kstart:int kend:int"},
         {"advec_w_2_buoy", "wt:3o u:3i v:3i w:3i th:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
