@@ -582,12 +582,13 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
     const bool mixed = s.mix.arrays() == s.arrays && s.arrays > 0;
     const double frac_stream = mixed ? stream_fraction(rt, pool, s.mix, reps) : 0;
     const double frac_copy = stream_fraction(rt, pool, Mix{1, 0, 1}, reps);
+    char stream[16] = "     -"; // not measured: not a 3-D kernel, or a mix the pool lacks
+    if (frac_stream > 0) std::snprintf(stream, sizeof stream, "%5.1f%%", 100 * frac_stream);
     std::printf("%-22s %4lldx%-4lldx%-4lld %2d arr  default %8.4f ms %5.1f%%   best %8.4f ms "
-                "%5.1f%%  stream %5.1f%%  copy %5.1f%%  (%zu configs)  [%s]\n",
+                "%5.1f%%  stream %s  copy %5.1f%%  (%zu configs)  [%s]\n",
                 d.key().c_str(), (long long)s.problem[0], (long long)s.problem[1],
                 (long long)s.problem[2], s.arrays, t_default, 100 * frac_d, best_ms, 100 * frac_b,
-                100 * frac_stream, 100 * frac_copy, s.timed,
-                d.space().format(s.tried[best]).c_str());
+                stream, 100 * frac_copy, s.timed, d.space().format(s.tried[best]).c_str());
     std::fflush(stdout);
     // Every configuration timed, so that a search's landscape can be studied afterwards.
     json timings = json::array();
@@ -604,7 +605,7 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
                    {"best_config", d.space().config_to_json(s.tried[best])},
                    {"best_vs_default_diff", diff},
                    {"mix", {s.mix.in, s.mix.rw, s.mix.w}},
-                   {"stream_fraction", frac_stream},
+                   {"stream_fraction", frac_stream > 0 ? json(frac_stream) : json(nullptr)},
                    {"copy_fraction", frac_copy},
                    {"configs", s.timed},
                    {"layout_align", pool.g.align},
