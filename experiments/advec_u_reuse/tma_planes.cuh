@@ -1,0 +1,117 @@
+// 2.5-D blocking with Hopper's bulk tensor copy (TMA): a block owns an X x Y column tile
+// and marches KC levels up it. Per level one thread asks the copy engine for u's plane
+// (the tile plus 3 (x) and 3 (y) halo cells; 4 in x, see PlaneGeom), v's
+// plane (i-1 .. and j .. j+Y) and w's plane one level up, into a ring of RING slots in
+// shared memory, RING-1 levels ahead. The threads read x and y neighbours from the plane
+// and keep u's z-stencil in registers, taking its new top value from plane k+3 as it
+// arrives. Included by advec_u_reuse.cu.
+#include "tma.cuh"
+
+template <class T, int X, int Y>
+struct PlaneGeom {
+    static constexpr int UX = X + 8, UY = Y + 6; // u box: i0-4 .. i0+X+3, j0-3 .. j0+Y+2
+    // A box's first cell must lie on a 16-byte boundary, so v's and w's boxes (which need
+    // i0-1 ..) start at i0-4 as well.
+    static constexpr int VX = X + 8, VY = Y + 1; // v box: i0-4 .. i0+X+3, j0 .. j0+Y
+    static constexpr int WX = X + 8, WY = Y;     // w box: i0-4 .. i0+X+3, j0 .. j0+Y-1
+    static constexpr int UB = UX * UY * int(sizeof(T)), VB = VX * VY * int(sizeof(T)),
+                         WB = WX * WY * int(sizeof(T));
+    // Each box starts on a 128-byte boundary (the copy engine's requirement).
+    static constexpr int UB128 = (UB + 127) / 128 * 128, VB128 = (VB + 127) / 128 * 128,
+                         WB128 = (WB + 127) / 128 * 128;
+    static constexpr int slot_bytes = UB128 + VB128 + WB128;
+};
+
+template <class T, int XW, int BY, int TY, int KC, int RING, int MINB>
+__global__ void __launch_bounds__(32 * XW * BY, MINB)
+    zplanes(Args<T> a, const __grid_constant__ CUtensorMap mu,
+            const __grid_constant__ CUtensorMap mv, const __grid_constant__ CUtensorMap mw) {
+    constexpr int X = 32 * XW, Y = BY * TY;
+    using G = PlaneGeom<T, X, Y>;
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    // The launch asks for 128 bytes more than the ring, to start it on a 128-byte boundary.
+    unsigned char* smem = smem_raw + ((128 - (smem_u32(smem_raw) & 127)) & 127);
+    __shared__ unsigned long long bars[RING];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const bool leader = tx == 0 && ty == 0;
+    const int i0 = blockIdx.x * X, jb = blockIdx.y * Y, k0 = blockIdx.z * KC;
+    const int jj = a.jj, kk = a.kk;
+    auto plane_u = [&](int s) { return reinterpret_cast<T*>(smem + s * G::slot_bytes); };
+    auto plane_v = [&](int s) { return reinterpret_cast<T*>(smem + s * G::slot_bytes + G::UB128); };
+    auto plane_w = [&](int s) {
+        return reinterpret_cast<T*>(smem + s * G::slot_bytes + G::UB128 + G::VB128);
+    };
+    // Storage coordinates of the boxes' first cells for the block's level k0 + p.
+    auto issue = [&](int p) {
+        const int s = p % RING;
+        mbar_expect_tx(&bars[s], G::UB + G::VB + G::WB);
+        const int z = k0 + p + KGC;
+        tma_load_3d(plane_u(s), &mu, i0 + IGC - 4, jb + JGC - 3, z, &bars[s]);
+        tma_load_3d(plane_v(s), &mv, i0 + IGC - 4, jb + JGC, z, &bars[s]);
+        tma_load_3d(plane_w(s), &mw, i0 + IGC - 4, jb + JGC, z + 1, &bars[s]);
+    };
+    constexpr int last = KC + 2; // the last plane a block reads (u's z-stencil at k + 3)
+    if (leader) {
+        for (int s = 0; s < RING; ++s) mbar_init(&bars[s], 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    if (leader)
+        for (int p = 0; p < RING - 1 && p <= last; ++p) issue(p);
+
+    const int il = tx;
+    const int base = (i0 + il + IGC) + (jb + ty * TY + JGC) * jj + (k0 + KGC) * kk;
+    T zw[TY][7], wk[TY], wkm[TY], utn[TY];
+#pragma unroll
+    for (int r = 0; r < TY; ++r) {
+        const int o = base + r * jj;
+#pragma unroll
+        for (int d = 0; d < 6; ++d) zw[r][d + 1] = a.u[o + (d - 3) * kk];
+        wk[r] = a.w[o];
+        wkm[r] = a.w[o - 1];
+        utn[r] = a.ut[o];
+    }
+    for (int kl = 0; kl < KC; ++kl) {
+        __syncthreads(); // every thread is done with level kl-1: its slot is free
+        // Every issued plane is waited for before the block exits (none lands in freed memory).
+        if (leader && kl + RING - 1 <= last) issue(kl + RING - 1);
+        const int s = kl % RING, s3 = (kl + 3) % RING;
+        mbar_wait(&bars[s3], ((kl + 3) / RING) & 1);
+        mbar_wait(&bars[s], (kl / RING) & 1);
+        const T* pu = plane_u(s);
+        const T* pu3 = plane_u(s3);
+        const T* pv = plane_v(s);
+        const T* pw = plane_w(s);
+        const int o = base + kl * kk;
+        T utc[TY];
+#pragma unroll
+        for (int r = 0; r < TY; ++r) {
+            utc[r] = utn[r];
+            if (kl + 1 < KC) utn[r] = a.ut[o + kk + r * jj];
+        }
+        const int kg = k0 + kl + KGC;
+        const T rk = a.rho[kg], rhk = a.rhoh[kg], rhk1 = a.rhoh[kg + 1], dzk = a.dzi[kg];
+#pragma unroll
+        for (int r = 0; r < TY; ++r) {
+            const int jl = ty * TY + r;
+            const int cu = (jl + 3) * G::UX + il + 4; // this point in u's plane
+#pragma unroll
+            for (int d = 0; d < 6; ++d) zw[r][d] = zw[r][d + 1];
+            zw[r][6] = pu3[cu];
+            T x[7], y[7];
+#pragma unroll
+            for (int d = -3; d <= 3; ++d) {
+                x[d + 3] = pu[cu + d];
+                y[d + 3] = pu[cu + d * G::UX];
+            }
+            const int cv = jl * G::VX + il + 4;
+            const T vm = pv[cv - 1], vc = pv[cv], vmn = pv[cv - 1 + G::VX], vcn = pv[cv + G::VX];
+            const T wnm = pw[cv - 1], wn = pw[cv];
+            const T val = point(x, y, zw[r], vm, vc, vmn, vcn, wkm[r], wk[r], wnm, wn, a.dxi, a.dyi,
+                                rk, rhk, rhk1, dzk);
+            a.ut[o + r * jj] = utc[r] + val;
+            wk[r] = wn;
+            wkm[r] = wnm;
+        }
+    }
+}
