@@ -1,6 +1,8 @@
 // The shared-memory staging of src/backends/cuda/stage.cuh, on the host: the staging code
-// the GPU runs (loads, ring slots, mirrors, rebased kernel copy) with a plain copy in
-// place of cp.async, for every block and step of launches over an awkward grid. At every
+// the GPU runs (loads, ring slots, mirrors, rebased kernel copy) with plain copies in
+// place of cp.async and the bulk row copies, for every block and step of launches over an
+// awkward grid, in both fills (element and row; rows on the model's aligned layout, which
+// takes the bulk path, and on unpadded rows, which do not). At every
 // point the staged copy of each stageable kernel must give bit for bit the value the
 // kernel computes from the global fields; the shared memory starts as NaN, so a read
 // outside what was loaded shows. Windows or a reach declared one level or point too
@@ -21,13 +23,27 @@ using namespace squall;
 using namespace squall::gpu;
 using namespace squall::gpu::testing;
 
+// ROWS: the row fill. A bulk copy must be what the copy engine accepts: 16-byte aligned
+// source and destination, a multiple of 16 bytes; `bulk_faults` counts the others.
+template <bool ROWS>
 struct HostCopy {
+    static constexpr bool by_rows = ROWS;
+    long* bulk_faults;
+    long* bulk_elements;
     template <typename T>
     static void copy(T* dst, const T* src) {
         *dst = *src;
     }
-    static void commit() {}
-    static void wait_and_sync(int) {}
+    template <typename T>
+    void bulk(T* dst, const T* src, int count, int) const {
+        const auto at16 = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+        if (!at16(dst) || !at16(src) || count * sizeof(T) % 16 != 0 || count <= 0) ++*bulk_faults;
+        *bulk_elements += count;
+        std::copy(src, src + count, dst);
+    }
+    void init() const {}
+    void commit(int) const {}
+    void wait(int) const {}
 };
 
 constexpr int kMaxElements = 24; // box elements per emulated thread, at most
@@ -36,9 +52,22 @@ struct Layout {
     int spx, spy, levels, depth, threads;
 };
 
-// Number of points whose staged value differs from the direct one (0: staging is exact).
-template <class F, class Staged = F>
-long mismatches(const TestGrid& g, const Layout& lay, uint32_t seed) {
+// What a staged launch did: points whose staged value differs from the direct one (0:
+// staging is exact), bulk copies the copy engine would refuse, elements copied in bulk.
+struct Outcome {
+    long mismatches = 0, bulk_faults = 0, bulk_elements = 0;
+};
+
+// lx: the box's reach in x, the kernel's reach rounded up to 16 bytes for the row fill
+// (as StagedVisit in traverse.cuh).
+template <typename T, bool ROWS>
+int box_reach_x(int reach) {
+    constexpr int unit = 16 / int(sizeof(T));
+    return ROWS ? (reach + unit - 1) / unit * unit : reach;
+}
+
+template <class F, class Staged = F, bool ROWS = false>
+Outcome stage_launch(const TestGrid& g, const Layout& lay, uint32_t seed) {
     using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
     F f = blank_kernel<F>(g);
     std::vector<std::vector<T>> storage;
@@ -47,26 +76,30 @@ long mismatches(const TestGrid& g, const Layout& lay, uint32_t seed) {
     static_cast<F&>(src) = f; // Staged: F with other declarations, no other members
     const sq::Range3 r = g.range(F::name);
     const int ni = r.i1 - r.i0, nj = r.j1 - r.j0, nk = r.k1 - r.k0, h = Staged::stage_reach;
+    const int lx = box_reach_x<T, ROWS>(h);
     sq::StageCount count{lay.depth};
     Staged::staged_inputs(count, src);
     sq::StageGeom geom{};
-    geom.sx = lay.spx + 2 * h, geom.sy = lay.spy + 2 * h, geom.depth = lay.depth;
-    geom.jj = g.jj(), geom.kk = g.kk(), geom.nlev = r.k1 + 1;
+    geom.box(lay.spx, lay.spy, lx, h, r.i0, r.j0, ni, nj, 0, 0);
+    geom.depth = lay.depth, geom.jj = g.jj(), geom.kk = g.kk(), geom.nlev = r.k1 + 1;
     std::vector<T> smem(size_t(count.planes * geom.plane()));
-    if ((geom.plane() + lay.threads - 1) / lay.threads > kMaxElements) return -1;
-    long bad = 0;
+    Outcome out;
+    if ((geom.plane() + lay.threads - 1) / lay.threads > kMaxElements) {
+        out.mismatches = -1;
+        return out;
+    }
+    const HostCopy<ROWS> copy{&out.bulk_faults, &out.bulk_elements};
     for (int ck = 0; ck < nk; ck += lay.levels)
         for (int cj = 0; cj < nj; cj += lay.spy)
             for (int ci = 0; ci < ni; ci += lay.spx) {
                 std::fill(smem.begin(), smem.end(), std::numeric_limits<T>::quiet_NaN());
                 sq::StageGeom b = geom;
-                b.x0 = r.i0 + ci - h, b.y0 = r.j0 + cj - h;
-                b.xlim = std::min(b.sx, ni - ci + 2 * h), b.ylim = std::min(b.sy, nj - cj + 2 * h);
+                b.box(lay.spx, lay.spy, lx, h, r.i0, r.j0, ni, nj, ci, cj);
                 b.kb = r.k0 + ck, b.steps = std::min(lay.levels, nk - ck);
                 Staged staged = src;
-                using St = sq::Stager<Staged, T, HostCopy, kMaxElements>;
+                using St = sq::Stager<Staged, T, HostCopy<ROWS>, kMaxElements>;
                 std::vector<St> threads(size_t(lay.threads),
-                                        St{b, smem.data(), 0, lay.threads, {}});
+                                        St{b, smem.data(), 0, lay.threads, copy, {}});
                 for (int s = 0; s < lay.levels; ++s) {
                     for (int tid = 0; tid < lay.threads; ++tid) {
                         St& st = threads[size_t(tid)];
@@ -79,11 +112,16 @@ long mismatches(const TestGrid& g, const Layout& lay, uint32_t seed) {
                     for (int j = r.j0 + cj; j < std::min(r.j0 + cj + lay.spy, r.j1); ++j)
                         for (int i = r.i0 + ci; i < std::min(r.i0 + ci + lay.spx, r.i1); ++i) {
                             const auto want = src.value(i, j, k), got = staged.value(i, j, k);
-                            if (std::memcmp(&want, &got, sizeof want) != 0) ++bad;
+                            if (std::memcmp(&want, &got, sizeof want) != 0) ++out.mismatches;
                         }
                 }
             }
-    return bad;
+    return out;
+}
+
+template <class F, class Staged = F>
+long mismatches(const TestGrid& g, const Layout& lay, uint32_t seed) {
+    return stage_launch<F, Staged>(g, lay, seed).mismatches;
 }
 
 const TestGrid kGrid{21, 13, 14};
@@ -105,6 +143,34 @@ void check_kernel(F*, int& kernels) {
 TEST(Stage, StagedKernelsMatchTheGlobalFieldsBitForBit) {
     // advec_{u,v,w,s}_2i5 and diff_uvw_smag, in float and double.
     EXPECT_EQ(for_each_kernel(Kernels3d{}, [](auto* f, int& n) { check_kernel(f, n); }), 10);
+}
+
+// The row fill: exact on both layouts; on the aligned one most of every row goes by bulk
+// copies the copy engine accepts, on unpadded rows whatever is misaligned goes element by
+// element.
+template <class F>
+void check_kernel_rows(F*, int& kernels) {
+    if constexpr (requires { F::stage_reach; }) {
+        TestGrid unpadded = kGrid;
+        unpadded.align = 1;
+        uint32_t seed = 11;
+        for (const Layout& lay : kLayouts) {
+            const std::string what = std::string(F::name) + " rows over " +
+                                     std::to_string(lay.spx) + "x" + std::to_string(lay.spy);
+            const Outcome a = stage_launch<F, F, true>(kGrid, lay, seed);
+            EXPECT_EQ(a.mismatches, 0) << what;
+            EXPECT_EQ(a.bulk_faults, 0) << what;
+            EXPECT_GT(a.bulk_elements, 0) << what;
+            const Outcome u = stage_launch<F, F, true>(unpadded, lay, seed++);
+            EXPECT_EQ(u.mismatches, 0) << what << ", unpadded rows";
+            EXPECT_EQ(u.bulk_faults, 0) << what << ", unpadded rows";
+        }
+        ++kernels;
+    }
+}
+
+TEST(Stage, RowFillMatchesTheGlobalFieldsBitForBit) {
+    EXPECT_EQ(for_each_kernel(Kernels3d{}, [](auto* f, int& n) { check_kernel_rows(f, n); }), 10);
 }
 
 // Declarations one level or one point short: the check must see the difference.

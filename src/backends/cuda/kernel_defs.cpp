@@ -191,22 +191,35 @@ void add_struct_args(rt::KernelDef& d, const KernelType& t) {
 
 // Shared-memory staging (stage.cuh): the block marches stage_levels levels over an x-y
 // chunk of one level (no z tiles or blocks, no y marching), with deferred stores.
-void add_staging(rt::KernelDef& d, const KernelType& t) {
-    const int reach2 = 2 * t.stage_reach;
-    const std::string bytes =
-        fmt::format("stage * {} * (block_x * tile_x + {}) * (block_y * tile_y + {}) * ({} + {} * "
-                    "stage_depth)",
-                    t.prec == "float" ? 4 : 8, reach2, reach2, t.stage_planes, t.stage_fields);
+void add_staging(rt::KernelDef& d) {
     d.tune("stage", {0, 1}, 0)
         .tune("stage_levels", {16, 32, 64, 128, 256}, 64)
         .tune("stage_depth", {1, 2, 3}, 2)
         .restriction("stage == 0 || (block_z == 1 && tile_z == 1 && march_y == 1 && "
                      "march_z == 1 && defer == 1)")
         .restriction("stage == 1 || (stage_levels == 64 && stage_depth == 2)")
-        .restriction(bytes + " <= device.max_shared_memory_per_block_optin")
-        .shared_memory(bytes)
         .define("SQ_STAGE", rt::expr("stage"))
         .define("SQ_STAGE_DEPTH", rt::expr("stage_depth"));
+}
+
+// How staging fills its planes (stage.cuh): 0 cp.async per element, 1 bulk row copies
+// (sm_90), for which the box reaches lx, the reach rounded up to 16 bytes, to each side in
+// x and whose mbarriers take 8 bytes per level in flight besides. Declared after every
+// other tunable, so older wisdom files stay a prefix of the parameter list.
+void add_stage_fill(rt::KernelDef& d, const KernelType& t) {
+    const int size = t.prec == "float" ? 4 : 8, unit = 16 / size, reach = t.stage_reach;
+    const int lx_bulk = (reach + unit - 1) / unit * unit;
+    const std::string bytes = fmt::format(
+        "stage * {} * (block_x * tile_x + (stage_fill ? {} : {})) * (block_y * tile_y + {}) * "
+        "({} + {} * stage_depth)",
+        size, 2 * lx_bulk, 2 * reach, 2 * reach, t.stage_planes, t.stage_fields);
+    d.tune("stage_fill", {0, 1}, 0)
+        .restriction("stage == 1 || stage_fill == 0")
+        .restriction("stage_fill == 0 || device.compute_capability >= 90")
+        .restriction(bytes + " + 8 * (stage_depth + 1) * stage_fill <= " +
+                     "device.max_shared_memory_per_block_optin")
+        .shared_memory(bytes)
+        .define("SQ_STAGE_FILL", rt::expr("stage_fill"));
 }
 
 void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
@@ -246,7 +259,7 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
     std::string levels = "march_z";
     const bool stageable = deferrable && t.stage_reach >= 0 && flat;
     if (stageable) {
-        add_staging(d, t);
+        add_staging(d);
         levels = "(stage ? stage_levels : march_z)";
     }
     // The unified L1/shared memory split: the driver's choice, or the largest L1 (the
@@ -256,6 +269,7 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
     // Block-order swizzle (traverse.cuh, trav_split): neighbours along the two slower axes
     // of perm run close together in time, so the halos they share are still in L2.
     d.tune("group", values(sp::group), 1).define("SQ_GROUP", rt::expr("group"));
+    if (stageable) add_stage_fill(d, t);
     const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
                              {"SQ_TX", "tile_x"},     {"SQ_TY", "tile_y"},   {"SQ_TZ", "tile_z"},
                              {"SQ_CX", "contig_x"},   {"SQ_CY", "contig_y"}, {"SQ_CZ", "contig_z"},

@@ -16,6 +16,7 @@
 //   SQ_DEFER              1: compute the whole tile, then store it (kernels with value/store)
 //   SQ_STAGE SQ_STAGE_DEPTH  1: stage the 3-D inputs in shared memory (stage.cuh), loading
 //                            SQ_STAGE_DEPTH levels ahead; the block marches SQ_MZ levels
+//   SQ_STAGE_FILL         0: cp.async per element, 1: bulk row copies (stage.cuh)
 // plus SQUALL_LAUNCH_BOUNDS from the runtime (threads, blocks per SM).
 // Under NVRTC every header is included by its short name, as kernels/ does, so that
 // #pragma once sees one file (the in-memory headers exist under several names).
@@ -280,8 +281,9 @@ struct TravVisit {
 };
 
 #if defined(SQ_STAGE) && SQ_STAGE
-// Asynchronous global-to-shared copies (sm_80 and later) for the staged traversal.
+// Element-wise asynchronous global-to-shared copies (sm_80 and later), stage_fill 0.
 struct StageCopyAsync {
+    static constexpr bool by_rows = false;
     template <typename T>
     static __device__ __forceinline__ void copy(T* dst, const T* src) {
         const unsigned d = unsigned(__cvta_generic_to_shared(dst));
@@ -289,18 +291,67 @@ struct StageCopyAsync {
                      "n"(int(sizeof(T)))
                      : "memory");
     }
-    static __device__ __forceinline__ void commit() {
-        asm volatile("cp.async.commit_group;\n" ::: "memory");
-    }
-    // Until at most `depth` groups (the levels ahead) are in flight, then a barrier.
-    static __device__ __forceinline__ void wait_and_sync(int depth) {
-        if (depth <= 1)
-            asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-        else if (depth == 2)
-            asm volatile("cp.async.wait_group 2;\n" ::: "memory");
-        else
-            asm volatile("cp.async.wait_group 3;\n" ::: "memory");
+    __device__ void init() const {}
+    __device__ void commit(int) const { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+    // Until at most SQ_STAGE_DEPTH groups (the levels ahead) are in flight, then a barrier.
+    __device__ void wait(int) const {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(SQ_STAGE_DEPTH) : "memory");
         __syncthreads();
+    }
+};
+
+// Row copies by the copy engine (sm_90 and later), stage_fill 1. Step n's loads complete
+// on mbarrier n % (depth + 1): every thread announces the bytes of its bulk copies
+// (expect_tx) before issuing them, and arrives once its own element copies (row tails,
+// unaligned rows) have landed (cp.async.mbarrier.arrive.noinc), so the phase ends when
+// all threads have arrived and all bytes are in. Step s waits for phase s / (depth + 1).
+struct StageCopyBulk {
+    static constexpr bool by_rows = true;
+    static constexpr int nbar = SQ_STAGE_DEPTH + 1;
+    unsigned bar0; // shared-memory address of the first mbarrier
+
+    static __device__ __forceinline__ unsigned smem_addr(const void* p) {
+        return unsigned(__cvta_generic_to_shared(p));
+    }
+    __device__ unsigned bar(int n) const { return bar0 + 8u * unsigned(n % nbar); }
+    __device__ void init() const {
+        if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
+            for (int n = 0; n < nbar; ++n)
+                asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar(n)),
+                             "r"(int(blockDim.x * blockDim.y * blockDim.z)));
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        }
+        __syncthreads();
+    }
+    template <typename T>
+    static __device__ __forceinline__ void copy(T* dst, const T* src) {
+        StageCopyAsync::copy(dst, src);
+    }
+    template <typename T>
+    __device__ void bulk(T* dst, const T* src, int count, int n) const {
+        const unsigned bytes = unsigned(count) * unsigned(sizeof(T));
+        asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar(n)),
+                     "r"(bytes)
+                     : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                     " [%0], [%1], %2, [%3];" ::"r"(smem_addr(dst)),
+                     "l"(src), "r"(bytes), "r"(bar(n))
+                     : "memory");
+    }
+    __device__ void commit(int n) const {
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar(n))
+                     : "memory");
+    }
+    __device__ void wait(int s) const {
+        const unsigned parity = unsigned(s / nbar) & 1u;
+        unsigned done = 0;
+        while (!done)
+            asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
+                         "%2;\n selp.u32 %0, 1, 0, p;\n}"
+                         : "=r"(done)
+                         : "r"(bar(s)), "r"(parity)
+                         : "memory");
+        __syncthreads(); // step s - 1's planes are free for the loads issued at step s + 1
     }
 };
 
@@ -312,22 +363,35 @@ template <class F>
 struct StagedVisit : TravVisit<F> {
     using T = decltype(stage_value_type(static_cast<const F*>(nullptr)));
     static constexpr int reach = F::stage_reach;
+#if defined(SQ_STAGE_FILL) && SQ_STAGE_FILL
+    using Copy = StageCopyBulk;
+    static constexpr int unit = 16 / int(sizeof(T)); // the bulk copy's 16 bytes
+    static constexpr int lx = (reach + unit - 1) / unit * unit;
+#else
+    using Copy = StageCopyAsync;
+    static constexpr int lx = reach;
+#endif
     mutable F staged;
     static constexpr int threads = SQ_BX * SQ_BY * SQ_BZ;
-    static constexpr int box = (SQ_BX * SQ_TX + 2 * reach) * (SQ_BY * SQ_TY + 2 * reach);
-    mutable Stager<F, T, StageCopyAsync, (box + threads - 1) / threads> st;
+    static constexpr int box = (SQ_BX * SQ_TX + 2 * lx) * (SQ_BY * SQ_TY + 2 * reach);
+    static constexpr int maxe = Copy::by_rows ? 1 : (box + threads - 1) / threads;
+    mutable Stager<F, T, Copy, maxe> st;
     int nlev;
 
-    __device__ StagedVisit(const F& g, T* smem, int nlev_)
-        : TravVisit<F>{g}, staged(g), st{{}, smem, 0, threads, {}}, nlev(nlev_) {}
+    __device__ StagedVisit(const F& g, T* smem, int nlev_, unsigned bars)
+        : TravVisit<F>{g}, staged(g), st{{}, smem, 0, threads, make_copy(bars), {}}, nlev(nlev_) {}
+    static __device__ Copy make_copy(unsigned bars) {
+        if constexpr (Copy::by_rows)
+            return Copy{bars};
+        else
+            return (void)bars, Copy{};
+    }
     // Before the traversal's loops, so that every geometry value is a constant or
     // loop-invariant there.
     __device__ void begin_block(int ci, int cj, int ck) const {
         StageGeom& b = st.g;
-        b.sx = SQ_BX * SQ_TX + 2 * reach, b.sy = SQ_BY * SQ_TY + 2 * reach;
+        b.box(SQ_BX * SQ_TX, SQ_BY * SQ_TY, lx, reach, SQ_I0, SQ_J0, SQ_NI, SQ_NJ, ci, cj);
         b.depth = SQ_STAGE_DEPTH, b.jj = SQ_JJ, b.kk = SQ_KK;
-        b.x0 = SQ_I0 + ci - reach, b.y0 = SQ_J0 + cj - reach;
-        b.xlim = min_(b.sx, SQ_NI - ci + 2 * reach), b.ylim = min_(b.sy, SQ_NJ - cj + 2 * reach);
         b.kb = SQ_K0 + ck, b.steps = min_(SQ_MZ, SQ_NK - ck), b.nlev = nlev;
         st.tid = int(threadIdx.x + SQ_BX * (threadIdx.y + SQ_BY * threadIdx.z));
         st.begin(this->g, staged);
@@ -352,8 +416,14 @@ __device__ __forceinline__ void traverse_body(const F& g, int nlev) {
 #endif
 #if defined(SQ_STAGE) && SQ_STAGE
     extern __shared__ __align__(16) unsigned char sq_stage_smem[];
+#if defined(SQ_STAGE_FILL) && SQ_STAGE_FILL
+    __shared__ __align__(8) unsigned long long sq_stage_bars[SQ_STAGE_DEPTH + 1];
+    const unsigned bars = unsigned(__cvta_generic_to_shared(sq_stage_bars));
+#else
+    const unsigned bars = 0;
+#endif
     using T = typename StagedVisit<F>::T;
-    const StagedVisit<F> visit(g, reinterpret_cast<T*>(sq_stage_smem), nlev);
+    const StagedVisit<F> visit(g, reinterpret_cast<T*>(sq_stage_smem), nlev, bars);
 #else
     (void)nlev;
     const TravVisit<F> visit{g};
