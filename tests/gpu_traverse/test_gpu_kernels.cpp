@@ -1,5 +1,6 @@
 // GPU (label gpu): every tunable 3-D kernel, in its default and 20 sampled configurations
-// per precision (at least 8 of them staged where the kernel can stage its inputs), gives the CPU
+// per precision (at least 8 of them staged where the kernel can stage its inputs, half of those
+// filled by bulk row copies), gives the CPU
 // path's result on random non-zero fields of a non-cubic grid with ghost cells. Outputs are
 // poisoned (NaN) outside the range first; the poison must survive exactly where it survives on the
 // CPU. Also the dispatch (launch.h with the backend active), the reductions and the 2-D kernels.
@@ -10,6 +11,7 @@
 #include "tests/gpu_required.h"
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 
@@ -51,16 +53,21 @@ void add_check(std::vector<rt::Runtime::Request>& reqs, std::vector<rt::KernelDe
     const size_t first = reqs.size();
     std::mt19937_64 rng(seed);
     std::vector<rt::Config> configs{def.space().default_config()};
-    // Stageable kernels: at least kStagedSamples of the samples stage their inputs.
+    // Stageable kernels: at least kStagedSamples / 2 of the samples stage their inputs with
+    // each fill (stage_fill 0: cp.async per element, 1: bulk rows).
     const int stage = def.space().param_index("stage");
-    int staged = 0;
+    const int fill = def.space().param_index("stage_fill");
+    int staged[2] = {0, 0};
     while (configs.size() < kSamples + 1) {
         auto c = def.space().sample(rng, gpu::problem_of(r), runtime()->device());
         if (!c) continue;
         const bool is_staged = stage >= 0 && (*c)[size_t(stage)].as_int() == 1;
-        const int missing = stage >= 0 ? kStagedSamples - staged : 0;
-        if (!is_staged && int(kSamples + 1 - configs.size()) <= missing) continue;
-        staged += is_staged;
+        const int f = is_staged ? int((*c)[size_t(fill)].as_int()) : 0;
+        const int want = stage >= 0 ? kStagedSamples / 2 : 0;
+        const int missing = std::max(want - staged[0], 0) + std::max(want - staged[1], 0);
+        const bool needed = is_staged && staged[f] < want;
+        if (!needed && int(kSamples + 1 - configs.size()) <= missing) continue;
+        staged[f] += is_staged;
         configs.push_back(*c);
     }
     for (const auto& c : configs) reqs.push_back({nullptr, gpu::problem_of(r), c});
