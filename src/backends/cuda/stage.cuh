@@ -185,9 +185,8 @@ struct Stager {
             SQ_STAGE_LOOP
             for (int m = 0; m < MAXE; ++m) {
                 const int e = tid + m * threads, x = e % g.sx, y = e / g.sx;
-                goff[m] = e < g.plane() && x >= g.xfirst && x < g.xlim && y < g.ylim
-                              ? x + y * g.jj
-                              : -1;
+                goff[m] =
+                    e < g.plane() && x >= g.xfirst && x < g.xlim && y < g.ylim ? x + y * g.jj : -1;
             }
         }
         copy.init();

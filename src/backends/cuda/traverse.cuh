@@ -301,31 +301,37 @@ struct StageCopyAsync {
 };
 
 // Row copies by the copy engine (sm_90 and later), stage_fill 1. Step n's loads complete
-// on mbarrier n % (depth + 1): every thread announces the bytes of its bulk copies
-// (expect_tx) before issuing them, and arrives once its own element copies (row tails,
-// unaligned rows) have landed (cp.async.mbarrier.arrive.noinc), so the phase ends when
-// all threads have arrived and all bytes are in. Step s waits for phase s / (depth + 1).
+// on mbarrier n % (depth + 1), which expects one arrival per warp: a thread announces the
+// bytes of each bulk copy (expect_tx) before issuing it, a thread with element copies
+// (row tails, unaligned rows) adds an arrival that lands with them, and lane 0 arrives
+// once the whole warp has issued (one arrival per warp keeps the barrier's atomics few).
+// Thread 0 waits for the phase; the barrier after it passes what it saw on to the block.
 struct StageCopyBulk {
     static constexpr bool by_rows = true;
     static constexpr int nbar = SQ_STAGE_DEPTH + 1;
-    unsigned bar0; // shared-memory address of the first mbarrier
+    static constexpr int warps = (SQ_BX * SQ_BY * SQ_BZ + 31) / 32;
+    unsigned bar0;              // shared-memory address of the first mbarrier
+    mutable bool tails = false; // element copies issued since the last commit
 
     static __device__ __forceinline__ unsigned smem_addr(const void* p) {
         return unsigned(__cvta_generic_to_shared(p));
     }
+    static __device__ __forceinline__ int thread() {
+        return int(threadIdx.x + SQ_BX * (threadIdx.y + SQ_BY * threadIdx.z));
+    }
     __device__ unsigned bar(int n) const { return bar0 + 8u * unsigned(n % nbar); }
     __device__ void init() const {
-        if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
+        if (thread() == 0) {
             for (int n = 0; n < nbar; ++n)
-                asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar(n)),
-                             "r"(int(blockDim.x * blockDim.y * blockDim.z)));
+                asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar(n)), "r"(warps));
             asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         }
         __syncthreads();
     }
     template <typename T>
-    static __device__ __forceinline__ void copy(T* dst, const T* src) {
+    __device__ void copy(T* dst, const T* src) const {
         StageCopyAsync::copy(dst, src);
+        tails = true;
     }
     template <typename T>
     __device__ void bulk(T* dst, const T* src, int count, int n) const {
@@ -339,19 +345,26 @@ struct StageCopyBulk {
                      : "memory");
     }
     __device__ void commit(int n) const {
-        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar(n))
-                     : "memory");
+        // Without .noinc the pending count rises now and falls when the copies land.
+        if (tails)
+            asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(bar(n)) : "memory");
+        tails = false;
+        __syncwarp();
+        if (thread() % 32 == 0)
+            asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar(n)) : "memory");
     }
     __device__ void wait(int s) const {
-        const unsigned parity = unsigned(s / nbar) & 1u;
-        unsigned done = 0;
-        while (!done)
-            asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
-                         "%2;\n selp.u32 %0, 1, 0, p;\n}"
-                         : "=r"(done)
-                         : "r"(bar(s)), "r"(parity)
-                         : "memory");
-        __syncthreads(); // step s - 1's planes are free for the loads issued at step s + 1
+        if (thread() == 0) {
+            const unsigned parity = unsigned(s / nbar) & 1u;
+            unsigned done = 0;
+            while (!done)
+                asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, "
+                             "[%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+                             : "=r"(done)
+                             : "r"(bar(s)), "r"(parity)
+                             : "memory");
+        }
+        __syncthreads(); // also: step s - 1's planes are free for the loads issued at s + 1
     }
 };
 
@@ -367,9 +380,15 @@ struct StagedVisit : TravVisit<F> {
     using Copy = StageCopyBulk;
     static constexpr int unit = 16 / int(sizeof(T)); // the bulk copy's 16 bytes
     static constexpr int lx = (reach + unit - 1) / unit * unit;
+    static __device__ Copy make_copy(unsigned bars) {
+        return Copy{bars};
+    }
 #else
     using Copy = StageCopyAsync;
     static constexpr int lx = reach;
+    static __device__ Copy make_copy(unsigned) {
+        return Copy{};
+    }
 #endif
     mutable F staged;
     static constexpr int threads = SQ_BX * SQ_BY * SQ_BZ;
@@ -380,12 +399,6 @@ struct StagedVisit : TravVisit<F> {
 
     __device__ StagedVisit(const F& g, T* smem, int nlev_, unsigned bars)
         : TravVisit<F>{g}, staged(g), st{{}, smem, 0, threads, make_copy(bars), {}}, nlev(nlev_) {}
-    static __device__ Copy make_copy(unsigned bars) {
-        if constexpr (Copy::by_rows)
-            return Copy{bars};
-        else
-            return (void)bars, Copy{};
-    }
     // Before the traversal's loops, so that every geometry value is a constant or
     // loop-invariant there.
     __device__ void begin_block(int ci, int cj, int ck) const {
@@ -397,8 +410,12 @@ struct StagedVisit : TravVisit<F> {
         st.begin(this->g, staged);
     }
     // Chunk mk of the block is level kb + mk (block_z = tile_z = 1, march_y = 1).
-    __device__ void next_chunk(int mk, int) const { st.step(mk, this->g, staged); }
-    __device__ void operator()(int i, int j, int k) const { this->store(i, j, k, value(i, j, k)); }
+    __device__ void next_chunk(int mk, int) const {
+        st.step(mk, this->g, staged);
+    }
+    __device__ void operator()(int i, int j, int k) const {
+        this->store(i, j, k, value(i, j, k));
+    }
     __device__ auto value(int i, int j, int k) const {
         return staged.value(SQ_I0 + i, SQ_J0 + j, SQ_K0 + k);
     }
