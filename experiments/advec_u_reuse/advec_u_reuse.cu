@@ -651,13 +651,13 @@ void zb(Bench<T>& b) {
             <<<dim3(N / 32, N / (BY * TY), N / KC), dim3(32, BY)>>>(a);
     });
 }
-template <class T, int XW, int BY, int TY, int KC, int RING, int MINB>
+template <class T, int XW, int BY, int TY, int KC, int RING, int MINB, bool ROWS = false>
 void zt(Bench<T>& b) {
     constexpr int X = 32 * XW, Y = BY * TY;
     using G = PlaneGeom<T, X, Y>;
     char name[128];
-    snprintf(name, sizeof name, "zplanes X%d Y%d TY%d KC%d ring%d minb%d", X, Y, TY, KC, RING,
-             MINB);
+    snprintf(name, sizeof name, "zplanes%s X%d Y%d TY%d KC%d ring%d minb%d", ROWS ? "_rows" : "",
+             X, Y, TY, KC, RING, MINB);
     const size_t sm = size_t(RING) * G::slot_bytes + 128;
     if (sm > 227 * 1024) {
         printf("%s: %zu bytes of shared memory, skipped\n", name, sm);
@@ -667,7 +667,7 @@ void zt(Bench<T>& b) {
     const CUtensorMap mu = field_map(b.u, b.jj, ny, nz, G::UX, G::UY);
     const CUtensorMap mv = field_map(b.v, b.jj, ny, nz, G::VX, G::VY);
     const CUtensorMap mw = field_map(b.w, b.jj, ny, nz, G::WX, G::WY);
-    auto kern = zplanes<T, XW, BY, TY, KC, RING, MINB>;
+    auto kern = zplanes<T, XW, BY, TY, KC, RING, MINB, ROWS>;
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
     b.run(name, [=](Args<T> a) {
         kern<<<dim3(N / X, N / Y, N / KC), dim3(32 * XW, BY), sm>>>(a, mu, mv, mw);
@@ -770,6 +770,9 @@ void all() {
     zt<T, 2, 2, 4, 64, 6, 2>(b);
     zt<T, 4, 2, 4, 64, 5, 1>(b);
     zt<T, 4, 4, 2, 64, 5, 1>(b);
+    zt<T, 2, 4, 2, 256, 6, 2, true>(b);
+    zt<T, 2, 4, 2, 64, 6, 2, true>(b);
+    zt<T, 1, 8, 2, 64, 6, 2, true>(b);
 }
 
 int main(int argc, char** argv) {

@@ -22,7 +22,9 @@ struct PlaneGeom {
     static constexpr int slot_bytes = UB128 + VB128 + WB128;
 };
 
-template <class T, int XW, int BY, int TY, int KC, int RING, int MINB>
+// ROWS: the same planes by one-dimensional bulk copies, one box row per thread (UY + VY +
+// WY threads, each announcing its own bytes), to compare the copy engine's cost per request.
+template <class T, int XW, int BY, int TY, int KC, int RING, int MINB, bool ROWS = false>
 __global__ void __launch_bounds__(32 * XW * BY, MINB)
     zplanes(Args<T> a, const __grid_constant__ CUtensorMap mu,
             const __grid_constant__ CUtensorMap mv, const __grid_constant__ CUtensorMap mw) {
@@ -34,6 +36,9 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
     __shared__ unsigned long long bars[RING];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const bool leader = tx == 0 && ty == 0;
+    constexpr int rows = G::UY + G::VY + G::WY;
+    const int tid = tx + ty * 32 * XW;
+    const bool issuer = ROWS ? tid < rows : leader;
     const int i0 = blockIdx.x * X, jb = blockIdx.y * Y, k0 = blockIdx.z * KC;
     const int jj = a.jj, kk = a.kk;
     auto plane_u = [&](int s) { return reinterpret_cast<T*>(smem + s * G::slot_bytes); };
@@ -42,7 +47,32 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
         return reinterpret_cast<T*>(smem + s * G::slot_bytes + G::UB128 + G::VB128);
     };
     // Storage coordinates of the boxes' first cells for the block's level k0 + p.
+    auto issue_row = [&](int p) {
+        const int s = p % RING, z = k0 + p + KGC, x = i0 + IGC - 4;
+        T* dst;
+        const T* src;
+        int nx;
+        if (tid < G::UY) {
+            dst = plane_u(s) + tid * G::UX, nx = G::UX;
+            src = a.u + x + (jb + JGC - 3 + tid) * jj + z * kk;
+        } else if (tid < G::UY + G::VY) {
+            const int r = tid - G::UY;
+            dst = plane_v(s) + r * G::VX, nx = G::VX;
+            src = a.v + x + (jb + JGC + r) * jj + z * kk;
+        } else {
+            const int r = tid - G::UY - G::VY;
+            dst = plane_w(s) + r * G::WX, nx = G::WX;
+            src = a.w + x + (jb + JGC + r) * jj + (z + 1) * kk;
+        }
+        const unsigned bytes = unsigned(nx * int(sizeof(T)));
+        mbar_expect_tx(&bars[s], bytes);
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                     " [%0], [%1], %2, [%3];" ::"r"(smem_u32(dst)),
+                     "l"(src), "r"(bytes), "r"(smem_u32(&bars[s]))
+                     : "memory");
+    };
     auto issue = [&](int p) {
+        if (ROWS) return issue_row(p);
         const int s = p % RING;
         mbar_expect_tx(&bars[s], G::UB + G::VB + G::WB);
         const int z = k0 + p + KGC;
@@ -52,11 +82,11 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
     };
     constexpr int last = KC + 2; // the last plane a block reads (u's z-stencil at k + 3)
     if (leader) {
-        for (int s = 0; s < RING; ++s) mbar_init(&bars[s], 1);
+        for (int s = 0; s < RING; ++s) mbar_init(&bars[s], ROWS ? rows : 1);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    if (leader)
+    if (issuer)
         for (int p = 0; p < RING - 1 && p <= last; ++p) issue(p);
 
     const int il = tx;
@@ -74,7 +104,7 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
     for (int kl = 0; kl < KC; ++kl) {
         __syncthreads(); // every thread is done with level kl-1: its slot is free
         // Every issued plane is waited for before the block exits (none lands in freed memory).
-        if (leader && kl + RING - 1 <= last) issue(kl + RING - 1);
+        if (issuer && kl + RING - 1 <= last) issue(kl + RING - 1);
         const int s = kl % RING, s3 = (kl + 3) % RING;
         mbar_wait(&bars[s3], ((kl + 3) / RING) & 1);
         mbar_wait(&bars[s], (kl / RING) & 1);
