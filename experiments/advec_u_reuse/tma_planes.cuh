@@ -64,9 +64,13 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
             dst = plane_w(s) + r * G::WX, nx = G::WX;
             src = a.w + x + (jb + JGC + r) * jj + (z + 1) * kk;
         }
-        const unsigned bytes = unsigned(nx * int(sizeof(T)));
+        // The tensor copy fills cells past the last level with zeros; a row copy must not
+        // read them (w one level up from the top plane, which only u's stencil needs).
+        const bool inside = tid < G::UY + G::VY || z + 1 < N + 2 * KGC;
+        const unsigned bytes = inside ? unsigned(nx * int(sizeof(T))) : 0u;
         mbar_expect_tx(&bars[s], bytes);
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+        if (inside)
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
                      " [%0], [%1], %2, [%3];" ::"r"(smem_u32(dst)),
                      "l"(src), "r"(bytes), "r"(smem_u32(&bars[s]))
                      : "memory");
