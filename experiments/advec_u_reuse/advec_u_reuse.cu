@@ -525,6 +525,7 @@ __global__ void __launch_bounds__(32 * BY, MINB) zbound(Args<T> a) {
 }
 
 #include "tma_planes.cuh"
+#include "tma_stage.cuh"
 
 template <class T>
 __global__ void copyk(const T* __restrict__ a, T* __restrict__ b, size_t n) {
@@ -674,6 +675,31 @@ void zt(Bench<T>& b) {
     });
 }
 
+template <class T, int XW, int BY, int TY, int KC, int D, int MINB>
+void zst(Bench<T>& b) {
+    if constexpr (sizeof(T) == 8) { // planes of float boxes miss the 128-byte boundary
+        constexpr int X = 32 * XW, Y = BY * TY;
+        using B = StageBoxes<T, X, Y, D>;
+        char name[128];
+        snprintf(name, sizeof name, "zstage X%d Y%d TY%d KC%d depth%d minb%d", X, Y, TY, KC, D,
+                 MINB);
+        const size_t sm = B::bytes + 128;
+        if (sm > 227 * 1024) {
+            printf("%s: %zu bytes of shared memory, skipped\n", name, sm);
+            return;
+        }
+        const size_t ny = N + 2 * JGC, nz = N + 2 * KGC;
+        const CUtensorMap mu = field_map(b.u, b.jj, ny, nz, B::SX, B::SY);
+        const CUtensorMap mv = field_map(b.v, b.jj, ny, nz, B::SX, B::SY);
+        const CUtensorMap mw = field_map(b.w, b.jj, ny, nz, B::SX, B::SY);
+        auto kern = zstage<T, XW, BY, TY, KC, D, MINB>;
+        CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
+        b.run(name, [=](Args<T> a) {
+            kern<<<dim3(N / X, N / Y, N / KC), dim3(32 * XW, BY), sm>>>(a, mu, mv, mw);
+        });
+    }
+}
+
 template <class T>
 void all() {
     Bench<T> b;
@@ -773,6 +799,18 @@ void all() {
     zt<T, 2, 4, 2, 256, 6, 2, true>(b);
     zt<T, 2, 4, 2, 64, 6, 2, true>(b);
     zt<T, 1, 8, 2, 64, 6, 2, true>(b);
+    zst<T, 2, 4, 2, 64, 1, 1>(b);
+    zst<T, 2, 4, 2, 256, 1, 1>(b);
+    zst<T, 2, 4, 2, 64, 2, 1>(b);
+    zst<T, 2, 8, 1, 64, 1, 1>(b);
+    zst<T, 1, 8, 1, 64, 1, 2>(b);
+    zst<T, 1, 8, 1, 256, 1, 2>(b);
+    zst<T, 1, 4, 2, 64, 1, 2>(b);
+    zst<T, 1, 4, 2, 256, 1, 2>(b);
+    zst<T, 1, 8, 2, 64, 1, 1>(b);
+    zst<T, 1, 16, 1, 64, 1, 1>(b);
+    zst<T, 2, 4, 1, 64, 1, 1>(b);
+    zst<T, 1, 8, 1, 128, 1, 2>(b);
 }
 
 int main(int argc, char** argv) {
