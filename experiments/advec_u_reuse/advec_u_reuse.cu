@@ -657,8 +657,8 @@ void zt(Bench<T>& b) {
     constexpr int X = 32 * XW, Y = BY * TY;
     using G = PlaneGeom<T, X, Y>;
     char name[128];
-    snprintf(name, sizeof name, "zplanes%s X%d Y%d TY%d KC%d ring%d minb%d", ROWS ? "_rows" : "",
-             X, Y, TY, KC, RING, MINB);
+    snprintf(name, sizeof name, "zplanes%s X%d Y%d TY%d KC%d ring%d minb%d", ROWS ? "_rows" : "", X,
+             Y, TY, KC, RING, MINB);
     const size_t sm = size_t(RING) * G::slot_bytes + 128;
     if (sm > 227 * 1024) {
         printf("%s: %zu bytes of shared memory, skipped\n", name, sm);

@@ -71,9 +71,9 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
         mbar_expect_tx(&bars[s], bytes);
         if (inside)
             asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-                     " [%0], [%1], %2, [%3];" ::"r"(smem_u32(dst)),
-                     "l"(src), "r"(bytes), "r"(smem_u32(&bars[s]))
-                     : "memory");
+                         " [%0], [%1], %2, [%3];" ::"r"(smem_u32(dst)),
+                         "l"(src), "r"(bytes), "r"(smem_u32(&bars[s]))
+                         : "memory");
     };
     auto issue = [&](int p) {
         if (ROWS) return issue_row(p);

@@ -50,7 +50,8 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
             bytes += unsigned(slot < w - 1 ? 2 : 1) * B::plane_bytes;
             if (!go) return;
             tma_load_3d(planes + (off + slot) * B::plane, m, bx, by, z, bar);
-            if (slot < w - 1) tma_load_3d(planes + (off + slot + ring) * B::plane, m, bx, by, z, bar);
+            if (slot < w - 1)
+                tma_load_3d(planes + (off + slot + ring) * B::plane, m, bx, by, z, bar);
         };
         auto field = [&](const CUtensorMap* m, int off, int w, int ring, int zlo) {
             if (n == 0)
@@ -99,11 +100,11 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
             }
             const T vm = pv[c - 1], vc = pv[c], vmn = pv[c - 1 + B::SX], vcn = pv[c + B::SX];
             const T wkm = pw[c - 1], wk = pw[c], wnm = pw[B::plane + c - 1], wn = pw[B::plane + c];
-            const T val =
-                point(x, y, z, vm, vc, vmn, vcn, wkm, wk, wnm, wn, a.dxi, a.dyi, rk, rhk, rhk1, dzk);
+            const T val = point(x, y, z, vm, vc, vmn, vcn, wkm, wk, wnm, wn, a.dxi, a.dyi, rk, rhk,
+                                rhk1, dzk);
             a.ut[o + r * jj] += val;
         }
     }
-    // The loads issued past the last step carry no bytes (level() skips them); their
+    // The loads issued past the last step carry no bytes (plan() skips them); their
     // barriers' phases complete with the leader's arrival alone.
 }
