@@ -652,6 +652,23 @@ void zb(Bench<T>& b) {
             <<<dim3(N / 32, N / (BY * TY), N / KC), dim3(32, BY)>>>(a);
     });
 }
+// Runs a plane kernel kern(args, map_u, map_v, map_w) with `sm` bytes of dynamic shared
+// memory; box[f] = {x, y} cells of field f's tensor-map box (u, v, w).
+template <class T, class K>
+void run_planes(Bench<T>& b, const char* name, K kern, dim3 grid, dim3 block, size_t sm,
+                const int (&box)[3][2]) {
+    if (sm > 227 * 1024) {
+        printf("%s: %zu bytes of shared memory, skipped\n", name, sm);
+        return;
+    }
+    const size_t ny = N + 2 * JGC, nz = N + 2 * KGC;
+    const CUtensorMap mu = field_map(b.u, b.jj, ny, nz, box[0][0], box[0][1]);
+    const CUtensorMap mv = field_map(b.v, b.jj, ny, nz, box[1][0], box[1][1]);
+    const CUtensorMap mw = field_map(b.w, b.jj, ny, nz, box[2][0], box[2][1]);
+    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
+    b.run(name, [=](Args<T> a) { kern<<<grid, block, sm>>>(a, mu, mv, mw); });
+}
+
 template <class T, int XW, int BY, int TY, int KC, int RING, int MINB, bool ROWS = false>
 void zt(Bench<T>& b) {
     constexpr int X = 32 * XW, Y = BY * TY;
@@ -659,20 +676,9 @@ void zt(Bench<T>& b) {
     char name[128];
     snprintf(name, sizeof name, "zplanes%s X%d Y%d TY%d KC%d ring%d minb%d", ROWS ? "_rows" : "", X,
              Y, TY, KC, RING, MINB);
-    const size_t sm = size_t(RING) * G::slot_bytes + 128;
-    if (sm > 227 * 1024) {
-        printf("%s: %zu bytes of shared memory, skipped\n", name, sm);
-        return;
-    }
-    const size_t ny = N + 2 * JGC, nz = N + 2 * KGC;
-    const CUtensorMap mu = field_map(b.u, b.jj, ny, nz, G::UX, G::UY);
-    const CUtensorMap mv = field_map(b.v, b.jj, ny, nz, G::VX, G::VY);
-    const CUtensorMap mw = field_map(b.w, b.jj, ny, nz, G::WX, G::WY);
-    auto kern = zplanes<T, XW, BY, TY, KC, RING, MINB, ROWS>;
-    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
-    b.run(name, [=](Args<T> a) {
-        kern<<<dim3(N / X, N / Y, N / KC), dim3(32 * XW, BY), sm>>>(a, mu, mv, mw);
-    });
+    const int box[3][2] = {{G::UX, G::UY}, {G::VX, G::VY}, {G::WX, G::WY}};
+    run_planes(b, name, zplanes<T, XW, BY, TY, KC, RING, MINB, ROWS>, dim3(N / X, N / Y, N / KC),
+               dim3(32 * XW, BY), size_t(RING) * G::slot_bytes + 128, box);
 }
 
 template <class T, int XW, int BY, int TY, int KC, int D, int MINB>
@@ -683,20 +689,9 @@ void zst(Bench<T>& b) {
         char name[128];
         snprintf(name, sizeof name, "zstage X%d Y%d TY%d KC%d depth%d minb%d", X, Y, TY, KC, D,
                  MINB);
-        const size_t sm = B::bytes + 128;
-        if (sm > 227 * 1024) {
-            printf("%s: %zu bytes of shared memory, skipped\n", name, sm);
-            return;
-        }
-        const size_t ny = N + 2 * JGC, nz = N + 2 * KGC;
-        const CUtensorMap mu = field_map(b.u, b.jj, ny, nz, B::SX, B::SY);
-        const CUtensorMap mv = field_map(b.v, b.jj, ny, nz, B::SX, B::SY);
-        const CUtensorMap mw = field_map(b.w, b.jj, ny, nz, B::SX, B::SY);
-        auto kern = zstage<T, XW, BY, TY, KC, D, MINB>;
-        CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
-        b.run(name, [=](Args<T> a) {
-            kern<<<dim3(N / X, N / Y, N / KC), dim3(32 * XW, BY), sm>>>(a, mu, mv, mw);
-        });
+        const int box[3][2] = {{B::SX, B::SY}, {B::SX, B::SY}, {B::SX, B::SY}};
+        run_planes(b, name, zstage<T, XW, BY, TY, KC, D, MINB>, dim3(N / X, N / Y, N / KC),
+                   dim3(32 * XW, BY), B::bytes + 128, box);
     }
 }
 
