@@ -85,7 +85,11 @@ struct StageCount {
 
 // Elements [0, n) of a box row that go by bulk copy: whole 16-byte units from the row's
 // first element, which must lie on a 16-byte boundary (0 when it does not, or with fewer
-// than 16 bytes). The rest of [xfirst, xlim) goes element by element.
+// than 16 bytes). The rest of [xfirst, xlim) goes element by element. The bulk copy also
+// reads the lx - reach elements before xfirst, which no stencil needs: on the model's
+// layout they lie in the leading pad (grid.h), and an array without one starts on a
+// 16-byte boundary, so a row that would begin before it is not aligned and goes
+// element by element.
 template <typename T>
 SQ_HD int stage_row_bulk(const T* row, int xlim) {
     constexpr int unit = 16 / int(sizeof(T));
