@@ -7,6 +7,7 @@
 #include "runtime/log.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <random>
 #include <set>
@@ -91,6 +92,28 @@ TEST(GpuKernelsNvrtc, SampledConfigurations) {
         ASSERT_TRUE(c.has_value()) << base.def.key();
         jobs.push_back({base.def, base.problem, *c});
     }
+    compile_all(jobs);
+}
+
+// Every kernel that can stage its inputs compiles staged with both fills (stage.cuh:
+// cp.async per element, bulk rows on mbarriers), float and double; random samples hit
+// these rarely.
+TEST(GpuKernelsNvrtc, StagedConfigurationsWithEachFill) {
+    std::vector<Job> defaults, jobs;
+    add_defaults(defaults, Kernels3d{}, gpu::Form::traverse3d);
+    const rt::DeviceInfo dev = rt::DeviceInfo::for_arch("sm_90");
+    for (const Job& base : defaults) {
+        if (base.def.space().param_index("stage_fill") < 0) continue;
+        for (int fill : {0, 1}) {
+            const nlohmann::json j = {{"block_x", 32},     {"block_y", 8},       {"defer", 1},
+                                      {"stage", 1},        {"stage_levels", 64}, {"stage_depth", 2},
+                                      {"stage_fill", fill}};
+            const rt::Config c = base.def.space().config_from_json(j);
+            ASSERT_TRUE(base.def.space().is_valid(c, base.problem, dev)) << base.def.key();
+            jobs.push_back({base.def, base.problem, c});
+        }
+    }
+    EXPECT_EQ(jobs.size(), 20u); // advec_{u,v,w,s}_2i5 and diff_uvw_smag, 2 precisions, 2 fills
     compile_all(jobs);
 }
 
