@@ -302,16 +302,16 @@ struct StageCopyAsync {
 
 // Row copies by the copy engine (sm_90 and later), stage_fill 1. Step n's loads complete
 // on mbarrier n % (depth + 1), which expects one arrival per warp: a thread announces the
-// bytes of each bulk copy (expect_tx) before issuing it, a thread with element copies
-// (row tails, unaligned rows) adds an arrival that lands with them, and lane 0 arrives
-// once the whole warp has issued (one arrival per warp keeps the barrier's atomics few).
-// Thread 0 waits for the phase; the barrier after it passes what it saw on to the block.
+// bytes of each bulk copy (expect_tx) before issuing it, and lane 0 arrives once the
+// whole warp has issued. The few element copies (row tails, unaligned rows) are plain
+// loads and stores, done before the barrier that ends the step, so every thread sees them
+// by the time they are read. Thread 0 waits for the phase; the barrier after it passes
+// what it saw on to the block.
 struct StageCopyBulk {
     static constexpr bool by_rows = true;
     static constexpr int nbar = SQ_STAGE_DEPTH + 1;
     static constexpr int warps = (SQ_BX * SQ_BY * SQ_BZ + 31) / 32;
-    unsigned bar0;              // shared-memory address of the first mbarrier
-    mutable bool tails = false; // element copies issued since the last commit
+    unsigned bar0; // shared-memory address of the first mbarrier
 
     static __device__ __forceinline__ unsigned smem_addr(const void* p) {
         return unsigned(__cvta_generic_to_shared(p));
@@ -329,9 +329,8 @@ struct StageCopyBulk {
         __syncthreads();
     }
     template <typename T>
-    __device__ void copy(T* dst, const T* src) const {
-        StageCopyAsync::copy(dst, src);
-        tails = true;
+    static __device__ __forceinline__ void copy(T* dst, const T* src) {
+        *dst = *src;
     }
     template <typename T>
     __device__ void bulk(T* dst, const T* src, int count, int n) const {
@@ -345,10 +344,6 @@ struct StageCopyBulk {
                      : "memory");
     }
     __device__ void commit(int n) const {
-        // Without .noinc the pending count rises now and falls when the copies land.
-        if (tails)
-            asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(bar(n)) : "memory");
-        tails = false;
         __syncwarp();
         if (thread() % 32 == 0)
             asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar(n)) : "memory");
