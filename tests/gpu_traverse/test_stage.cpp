@@ -58,14 +58,6 @@ struct Outcome {
     long mismatches = 0, bulk_faults = 0, bulk_elements = 0;
 };
 
-// lx: the box's reach in x, the kernel's reach rounded up to 16 bytes for the row fill
-// (as StagedVisit in traverse.cuh).
-template <typename T, bool ROWS>
-int box_reach_x(int reach) {
-    constexpr int unit = 16 / int(sizeof(T));
-    return ROWS ? (reach + unit - 1) / unit * unit : reach;
-}
-
 template <class F, class Staged = F, bool ROWS = false>
 Outcome stage_launch(const TestGrid& g, const Layout& lay, uint32_t seed) {
     using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
@@ -76,7 +68,7 @@ Outcome stage_launch(const TestGrid& g, const Layout& lay, uint32_t seed) {
     static_cast<F&>(src) = f; // Staged: F with other declarations, no other members
     const sq::Range3 r = g.range(F::name);
     const int ni = r.i1 - r.i0, nj = r.j1 - r.j0, nk = r.k1 - r.k0, h = Staged::stage_reach;
-    const int lx = box_reach_x<T, ROWS>(h);
+    const int lx = sq::stage_reach_x(h, int(sizeof(T)), ROWS);
     sq::StageCount count{lay.depth};
     Staged::staged_inputs(count, src);
     sq::StageGeom geom{};

@@ -1,5 +1,6 @@
 #include "backends/cuda/kernel_defs.h"
 
+#include "backends/cuda/stage.cuh"
 #include "backends/cuda/traverse_space.h"
 #include "embedded/gpu_kernel_sources.h"
 
@@ -207,12 +208,12 @@ void add_staging(rt::KernelDef& d) {
 // x and whose mbarriers take 8 bytes per level in flight besides. Declared after every
 // other tunable, so older wisdom files stay a prefix of the parameter list.
 void add_stage_fill(rt::KernelDef& d, const KernelType& t) {
-    const int size = t.prec == "float" ? 4 : 8, unit = 16 / size, reach = t.stage_reach;
-    const int lx_bulk = (reach + unit - 1) / unit * unit;
+    const int size = t.prec == "float" ? 4 : 8, reach = t.stage_reach;
     const std::string bytes = fmt::format(
         "stage * {} * (block_x * tile_x + (stage_fill ? {} : {})) * (block_y * tile_y + {}) * "
         "({} + {} * stage_depth)",
-        size, 2 * lx_bulk, 2 * reach, 2 * reach, t.stage_planes, t.stage_fields);
+        size, 2 * sq::stage_reach_x(reach, size, true), 2 * sq::stage_reach_x(reach, size, false),
+        2 * reach, t.stage_planes, t.stage_fields);
     d.tune("stage_fill", {0, 1}, 0)
         .restriction("stage == 1 || stage_fill == 0")
         .restriction("stage_fill == 0 || device.compute_capability >= 90")

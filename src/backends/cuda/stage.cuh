@@ -69,6 +69,13 @@ struct StageGeom {
     SQ_HD static int planes(int w, int depth) { return 2 * w + depth; }
 };
 
+// How far the box reaches left and right of the chunk in x: the stencil's reach, for the
+// row fill rounded up to whole 16-byte units so that every box row starts aligned.
+SQ_HD constexpr int stage_reach_x(int reach, int elem_bytes, bool by_rows) {
+    const int unit = 16 / elem_bytes;
+    return by_rows ? (reach + unit - 1) / unit * unit : reach;
+}
+
 // Shared-memory planes of a kernel's staged inputs (host: the launch's dynamic shared
 // memory; device: the offsets of each array).
 struct StageCount {

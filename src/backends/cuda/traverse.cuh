@@ -281,6 +281,11 @@ struct TravVisit {
 };
 
 #if defined(SQ_STAGE) && SQ_STAGE
+// The thread's index in its block, x fastest.
+__device__ __forceinline__ int stage_thread() {
+    return int(threadIdx.x + SQ_BX * (threadIdx.y + SQ_BY * threadIdx.z));
+}
+
 // Element-wise asynchronous global-to-shared copies (sm_80 and later), stage_fill 0.
 struct StageCopyAsync {
     static constexpr bool by_rows = false;
@@ -316,12 +321,9 @@ struct StageCopyBulk {
     static __device__ __forceinline__ unsigned smem_addr(const void* p) {
         return unsigned(__cvta_generic_to_shared(p));
     }
-    static __device__ __forceinline__ int thread() {
-        return int(threadIdx.x + SQ_BX * (threadIdx.y + SQ_BY * threadIdx.z));
-    }
     __device__ unsigned bar(int n) const { return bar0 + 8u * unsigned(n % nbar); }
     __device__ void init() const {
-        if (thread() == 0) {
+        if (stage_thread() == 0) {
             for (int n = 0; n < nbar; ++n)
                 asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar(n)), "r"(warps));
             asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -345,11 +347,11 @@ struct StageCopyBulk {
     }
     __device__ void commit(int n) const {
         __syncwarp();
-        if (thread() % 32 == 0)
+        if (stage_thread() % 32 == 0)
             asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar(n)) : "memory");
     }
     __device__ void wait(int s) const {
-        if (thread() == 0) {
+        if (stage_thread() == 0) {
             const unsigned parity = unsigned(s / nbar) & 1u;
             unsigned done = 0;
             while (!done)
@@ -373,18 +375,16 @@ struct StagedVisit : TravVisit<F> {
     static constexpr int reach = F::stage_reach;
 #if defined(SQ_STAGE_FILL) && SQ_STAGE_FILL
     using Copy = StageCopyBulk;
-    static constexpr int unit = 16 / int(sizeof(T)); // the bulk copy's 16 bytes
-    static constexpr int lx = (reach + unit - 1) / unit * unit;
     static __device__ Copy make_copy(unsigned bars) {
         return Copy{bars};
     }
 #else
     using Copy = StageCopyAsync;
-    static constexpr int lx = reach;
     static __device__ Copy make_copy(unsigned) {
         return Copy{};
     }
 #endif
+    static constexpr int lx = stage_reach_x(reach, int(sizeof(T)), Copy::by_rows);
     mutable F staged;
     static constexpr int threads = SQ_BX * SQ_BY * SQ_BZ;
     static constexpr int box = (SQ_BX * SQ_TX + 2 * lx) * (SQ_BY * SQ_TY + 2 * reach);
@@ -401,7 +401,7 @@ struct StagedVisit : TravVisit<F> {
         b.box(SQ_BX * SQ_TX, SQ_BY * SQ_TY, lx, reach, SQ_I0, SQ_J0, SQ_NI, SQ_NJ, ci, cj);
         b.depth = SQ_STAGE_DEPTH, b.jj = SQ_JJ, b.kk = SQ_KK;
         b.kb = SQ_K0 + ck, b.steps = min_(SQ_MZ, SQ_NK - ck), b.nlev = nlev;
-        st.tid = int(threadIdx.x + SQ_BX * (threadIdx.y + SQ_BY * threadIdx.z));
+        st.tid = stage_thread();
         st.begin(this->g, staged);
     }
     // Chunk mk of the block is level kb + mk (block_z = tile_z = 1, march_y = 1).
