@@ -10,12 +10,12 @@ namespace sq {
 
 // -(F(hi) - F(lo)) * di for the two faces of the cell at a[0] along stride s: the low face
 // lies between a[-s] and a[0], the high face between a[0] and a[s].
-template <typename T>
-SQ_HD T advec_div2(const T* a, int s, T u_lo, T u_hi, T di) {
+template <typename T, class P>
+SQ_HD T advec_div2(const P& a, int s, T u_lo, T u_hi, T di) {
     return -(flux2(a + s, s, u_hi) - flux2(a, s, u_lo)) * di;
 }
-template <typename T>
-SQ_HD T advec_div5(const T* a, int s, T u_lo, T u_hi, T di) {
+template <typename T, class P>
+SQ_HD T advec_div5(const P& a, int s, T u_lo, T u_hi, T di) {
     return -(flux5(a + s, s, u_hi) - flux5(a, s, u_lo)) * di;
 }
 
@@ -54,8 +54,8 @@ SQ_HD int advec_order_centre_w(int kc, int kstart, int kend) {
 }
 
 // Flux of the given order through the face between p[-s] and p[0] (order 0: none).
-template <typename T>
-SQ_HD T flux_z_order(const T* p, int s, T w_face, int order) {
+template <typename T, class P>
+SQ_HD T flux_z_order(const P& p, int s, T w_face, int order) {
     if (order == 5) return flux5(p, s, w_face);
     if (order == 3) return flux3(p, s, w_face);
     if (order == 2) return flux2(p, s, w_face);
@@ -64,8 +64,8 @@ SQ_HD T flux_z_order(const T* p, int s, T w_face, int order) {
 
 // 2i5 vertical term of a centred variable (a points at the cell, w_bot/w_top are the
 // advecting velocities at its bottom/top faces).
-template <typename T>
-SQ_HD T advec_z_2i5_c(const T* a, int kk, T w_bot, T w_top, int k, int kstart, int kend,
+template <typename T, class P>
+SQ_HD T advec_z_2i5_c(const P& a, int kk, T w_bot, T w_top, int k, int kstart, int kend,
                       const T* rho, const T* rhoh, const T* dzi) {
     T f_bot, f_top;
     if (k >= kstart + 3 && k < kend - 3) { // fast path: both faces 5th order
@@ -79,11 +79,11 @@ SQ_HD T advec_z_2i5_c(const T* a, int kk, T w_bot, T w_top, int k, int kstart, i
 }
 
 // 2i5 vertical term of w (wp points at w[k]; w advects itself).
-template <typename T>
-SQ_HD T advec_z_2i5_w(const T* wp, int kk, int k, int kstart, int kend, const T* rho, const T* rhoh,
+template <typename T, class P>
+SQ_HD T advec_z_2i5_w(const P& wp, int kk, int k, int kstart, int kend, const T* rho, const T* rhoh,
                       const T* dzhi) {
-    const T w_bot = interp2(wp[-kk], wp[0]);
-    const T w_top = interp2(wp[0], wp[kk]);
+    const T w_bot = interp2<T>(wp[-kk], wp[0]);
+    const T w_top = interp2<T>(wp[0], wp[kk]);
     T f_bot, f_top;
     if (k >= kstart + 3 && k < kend - 2) { // fast path: both faces 5th order
         f_bot = flux5(wp, kk, w_bot);
@@ -210,15 +210,32 @@ struct AdvecU2i5 {
         s.field(f.v, 0, 0);
         s.field(f.w, 0, 1);
     }
+    // The same inputs for the planes traversal: u's x-y neighbours at k, its column k-3..k+3;
+    // v at i-1..i, j..j+1; w at i-1..i, k..k+1.
+    static constexpr int plane_inputs = 3;
+    SQ_HD static constexpr PlaneInput plane_input(int n) {
+        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
+               : n == 1 ? PlaneInput{-1, 0, 0, 1, 0, 0, 0, -1}
+                        : PlaneInput{-1, 0, 0, 0, 0, 1, 0, -1};
+    }
+    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = u, a[1] = v, a[2] = w; }
+    template <class In>
+    SQ_HD T value_with(const In& in, int i, int j, int k) const {
+        return value_at(in(0, u), in(1, v), in(2, w), i, j, k);
+    }
 
-    SQ_HD T value(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
+    // u, v, w: the inputs, as pointers or accessors (value_with).
+    template <class P>
+    SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        const T* a = u + ijk;
-        return advec_div5(a, 1, interp2(u[ijk - 1], u[ijk]), interp2(u[ijk], u[ijk + 1]), dxi) +
-               advec_div5(a, jj, interp2(v[ijk - 1], v[ijk]), interp2(v[ijk - 1 + jj], v[ijk + jj]),
-                          dyi) +
-               advec_z_2i5_c(a, kk, interp2(w[ijk - 1], w[ijk]),
-                             interp2(w[ijk - 1 + kk], w[ijk + kk]), k, kstart, kend, rho, rhoh,
+        const P a = u + ijk;
+        return advec_div5(a, 1, interp2<T>(u[ijk - 1], u[ijk]), interp2<T>(u[ijk], u[ijk + 1]),
+                          dxi) +
+               advec_div5(a, jj, interp2<T>(v[ijk - 1], v[ijk]),
+                          interp2<T>(v[ijk - 1 + jj], v[ijk + jj]), dyi) +
+               advec_z_2i5_c(a, kk, interp2<T>(w[ijk - 1], w[ijk]),
+                             interp2<T>(w[ijk - 1 + kk], w[ijk + kk]), k, kstart, kend, rho, rhoh,
                              dzi);
     }
     SQ_HD void store(int i, int j, int k, T val) const { ut[i + j * jj + k * kk] += val; }

@@ -55,29 +55,48 @@ SQ_HD T max_(T a, T b) {
 }
 
 // Upwind fluxes at the face between phi[-1] and phi[0] along stride s, advected by U:
-// "central minus |U| times dissipation" (NUMERICS.md).
-template <typename T>
-SQ_HD T flux2(const T* p, int s, T U) {
-    return U * interp2(p[-s], p[0]);
+// "central minus |U| times dissipation" (NUMERICS.md). P is a pointer, or an accessor
+// with p + n and p[n] (the planes traversal's PlanePtr).
+template <typename T, class P>
+SQ_HD T flux2(const P& p, int s, T U) {
+    return U * interp2<T>(p[-s], p[0]);
 }
-template <typename T>
-SQ_HD T flux3(const T* p, int s, T U) {
-    return U * interp4_ws(p[-2 * s], p[-s], p[0], p[s]) -
-           abs_(U) * interp3_ws(p[-2 * s], p[-s], p[0], p[s]);
+template <typename T, class P>
+SQ_HD T flux3(const P& p, int s, T U) {
+    return U * interp4_ws<T>(p[-2 * s], p[-s], p[0], p[s]) -
+           abs_(U) * interp3_ws<T>(p[-2 * s], p[-s], p[0], p[s]);
 }
-template <typename T>
-SQ_HD T flux5(const T* p, int s, T U) {
-    return U * interp6_ws(p[-3 * s], p[-2 * s], p[-s], p[0], p[s], p[2 * s]) -
-           abs_(U) * interp5_ws(p[-3 * s], p[-2 * s], p[-s], p[0], p[s], p[2 * s]);
+template <typename T, class P>
+SQ_HD T flux5(const P& p, int s, T U) {
+    return U * interp6_ws<T>(p[-3 * s], p[-2 * s], p[-s], p[0], p[s], p[2 * s]) -
+           abs_(U) * interp5_ws<T>(p[-3 * s], p[-2 * s], p[-s], p[0], p[s], p[2 * s]);
 }
+
+// What the planes traversal (backends/cuda/planes.cuh) needs to know of one 3-D input of
+// a kernel: the reach of its reads around (i, j, k) along x and y, the levels it is read
+// at off the point's own column (plo..phi, from shared-memory planes) and on it (zlo..zhi,
+// from a register window; zlo > zhi: none).
+struct PlaneInput {
+    int xlo, xhi, ylo, yhi;
+    int plo, phi;
+    int zlo, zhi;
+};
 
 // ---- math ----
 // Precision-exact wrappers: on the host <cmath> puts only the double overloads in the global
 // namespace, so an unqualified sqrt(float) would silently compute in double.
-SQ_HD float sqrt_(float a) { return sqrtf(a); }
-SQ_HD double sqrt_(double a) { return sqrt(a); }
-SQ_HD float cbrt_(float a) { return cbrtf(a); }
-SQ_HD double cbrt_(double a) { return cbrt(a); }
+SQ_HD float sqrt_(float a) {
+    return sqrtf(a);
+}
+SQ_HD double sqrt_(double a) {
+    return sqrt(a);
+}
+SQ_HD float cbrt_(float a) {
+    return cbrtf(a);
+}
+SQ_HD double cbrt_(double a) {
+    return cbrt(a);
+}
 template <typename T>
 SQ_HD T sqr_(T a) {
     return a * a;

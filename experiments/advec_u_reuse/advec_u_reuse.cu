@@ -653,10 +653,10 @@ void zb(Bench<T>& b) {
     });
 }
 // Runs a plane kernel kern(args, map_u, map_v, map_w) with `sm` bytes of dynamic shared
-// memory; box[f] = {x, y} cells of field f's tensor-map box (u, v, w).
+// memory; box[f] = {x, y} cells of field f's tensor-map box (u, v, w, ut).
 template <class T, class K>
 void run_planes(Bench<T>& b, const char* name, K kern, dim3 grid, dim3 block, size_t sm,
-                const int (&box)[3][2]) {
+                const int (&box)[4][2]) {
     if (sm > 227 * 1024) {
         printf("%s: %zu bytes of shared memory, skipped\n", name, sm);
         return;
@@ -665,20 +665,27 @@ void run_planes(Bench<T>& b, const char* name, K kern, dim3 grid, dim3 block, si
     const CUtensorMap mu = field_map(b.u, b.jj, ny, nz, box[0][0], box[0][1]);
     const CUtensorMap mv = field_map(b.v, b.jj, ny, nz, box[1][0], box[1][1]);
     const CUtensorMap mw = field_map(b.w, b.jj, ny, nz, box[2][0], box[2][1]);
+    const CUtensorMap mt = field_map(b.ut, b.jj, ny, nz, box[3][0], box[3][1]);
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)));
-    b.run(name, [=](Args<T> a) { kern<<<grid, block, sm>>>(a, mu, mv, mw); });
+    b.run(name, [=](Args<T> a) { kern<<<grid, block, sm>>>(a, mu, mv, mw, mt); });
 }
 
-template <class T, int XW, int BY, int TY, int KC, int RING, int MINB, bool ROWS = false>
+template <class T, int XW, int BY, int TY, int KC, int RING, int MINB, bool ROWS = false,
+          bool UTM = false>
 void zt(Bench<T>& b) {
     constexpr int X = 32 * XW, Y = BY * TY;
     using G = PlaneGeom<T, X, Y>;
     char name[128];
-    snprintf(name, sizeof name, "zplanes%s X%d Y%d TY%d KC%d ring%d minb%d", ROWS ? "_rows" : "", X,
-             Y, TY, KC, RING, MINB);
-    const int box[3][2] = {{G::UX, G::UY}, {G::VX, G::VY}, {G::WX, G::WY}};
-    run_planes(b, name, zplanes<T, XW, BY, TY, KC, RING, MINB, ROWS>, dim3(N / X, N / Y, N / KC),
-               dim3(32 * XW, BY), size_t(RING) * G::slot_bytes + 128, box);
+    snprintf(name, sizeof name, "zplanes%s X%d Y%d TY%d KC%d ring%d minb%d",
+             ROWS  ? "_rows"
+             : UTM ? "_ut"
+                   : "",
+             X, Y, TY, KC, RING, MINB);
+    const int box[4][2] = {{G::UX, G::UY}, {G::VX, G::VY}, {G::WX, G::WY}, {X, Y}};
+    const size_t ut_ring = UTM ? 3 * X * Y * sizeof(T) : 0;
+    run_planes(b, name, zplanes<T, XW, BY, TY, KC, RING, MINB, ROWS, UTM>,
+               dim3(N / X, N / Y, N / KC), dim3(32 * XW, BY),
+               size_t(RING) * G::slot_bytes + ut_ring + 128, box);
 }
 
 template <class T, int XW, int BY, int TY, int KC, int D, int MINB>
@@ -689,7 +696,7 @@ void zst(Bench<T>& b) {
         char name[128];
         snprintf(name, sizeof name, "zstage X%d Y%d TY%d KC%d depth%d minb%d", X, Y, TY, KC, D,
                  MINB);
-        const int box[3][2] = {{B::SX, B::SY}, {B::SX, B::SY}, {B::SX, B::SY}};
+        const int box[4][2] = {{B::SX, B::SY}, {B::SX, B::SY}, {B::SX, B::SY}, {B::SX, B::SY}};
         run_planes(b, name, zstage<T, XW, BY, TY, KC, D, MINB>, dim3(N / X, N / Y, N / KC),
                    dim3(32 * XW, BY), B::bytes + 128, box);
     }
@@ -794,6 +801,15 @@ void all() {
     zt<T, 2, 4, 2, 256, 6, 2, true>(b);
     zt<T, 2, 4, 2, 64, 6, 2, true>(b);
     zt<T, 1, 8, 2, 64, 6, 2, true>(b);
+    zt<T, 2, 4, 2, 256, 5, 2, false, true>(b);
+    zt<T, 2, 4, 2, 128, 5, 2, false, true>(b);
+    zt<T, 2, 4, 2, 64, 5, 2, false, true>(b);
+    zt<T, 2, 4, 2, 256, 6, 1, false, true>(b);
+    zt<T, 1, 8, 2, 256, 5, 2, false, true>(b);
+    zt<T, 2, 4, 1, 256, 5, 2, false, true>(b);
+    zt<T, 2, 8, 1, 256, 5, 1, false, true>(b);
+    zt<T, 4, 4, 2, 256, 5, 1, false, true>(b);
+    zt<T, 2, 4, 2, 256, 5, 2>(b);
     zst<T, 2, 4, 2, 64, 1, 1>(b);
     zst<T, 2, 4, 2, 256, 1, 1>(b);
     zst<T, 2, 4, 2, 64, 2, 1>(b);

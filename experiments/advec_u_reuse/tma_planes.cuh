@@ -22,18 +22,25 @@ struct PlaneGeom {
     static constexpr int slot_bytes = UB128 + VB128 + WB128;
 };
 
+// UTM: ut comes in by the copy engine too (its own ring of UR planes, UL levels ahead) and
+// goes back by a tensor store from the same plane once the level is done, so the threads
+// issue no global loads or stores in the march at all.
 // ROWS: the same planes by one-dimensional bulk copies, one box row per thread (UY + VY +
 // WY threads, each announcing its own bytes), to compare the copy engine's cost per request.
-template <class T, int XW, int BY, int TY, int KC, int RING, int MINB, bool ROWS = false>
+template <class T, int XW, int BY, int TY, int KC, int RING, int MINB, bool ROWS = false,
+          bool UTM = false>
 __global__ void __launch_bounds__(32 * XW * BY, MINB)
     zplanes(Args<T> a, const __grid_constant__ CUtensorMap mu,
-            const __grid_constant__ CUtensorMap mv, const __grid_constant__ CUtensorMap mw) {
+            const __grid_constant__ CUtensorMap mv, const __grid_constant__ CUtensorMap mw,
+            const __grid_constant__ CUtensorMap mt) {
     constexpr int X = 32 * XW, Y = BY * TY;
     using G = PlaneGeom<T, X, Y>;
     extern __shared__ __align__(128) unsigned char smem_raw[];
     // The launch asks for 128 bytes more than the ring, to start it on a 128-byte boundary.
     unsigned char* smem = smem_raw + ((128 - (smem_u32(smem_raw) & 127)) & 127);
     __shared__ unsigned long long bars[RING];
+    constexpr int UR = 3, UL = 1, UTB = X * Y * int(sizeof(T)); // ut's ring, lookahead, plane
+    __shared__ unsigned long long utbars[UR];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const bool leader = tx == 0 && ty == 0;
     constexpr int rows = G::UY + G::VY + G::WY;
@@ -85,13 +92,31 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
         tma_load_3d(plane_w(s), &mw, i0 + IGC - 4, jb + JGC, z + 1, &bars[s]);
     };
     constexpr int last = KC + 2; // the last plane a block reads (u's z-stencil at k + 3)
+    auto plane_t = [&](int s) {
+        return reinterpret_cast<T*>(smem + RING * G::slot_bytes + (s % UR) * UTB);
+    };
+    auto issue_ut = [&](int p) {
+        mbar_expect_tx(&utbars[p % UR], UTB);
+        tma_load_3d(plane_t(p), &mt, i0 + IGC, jb + JGC, k0 + p + KGC, &utbars[p % UR]);
+    };
+    auto store_ut = [&](int p) {
+        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group"
+                     " [%0, {%1, %2, %3}], [%4];" ::"l"(reinterpret_cast<unsigned long long>(&mt)),
+                     "r"(i0 + IGC), "r"(jb + JGC), "r"(k0 + p + KGC), "r"(smem_u32(plane_t(p)))
+                     : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    };
     if (leader) {
         for (int s = 0; s < RING; ++s) mbar_init(&bars[s], ROWS ? rows : 1);
+        if (UTM)
+            for (int s = 0; s < UR; ++s) mbar_init(&utbars[s], 1);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
     if (issuer)
         for (int p = 0; p < RING - 1 && p <= last; ++p) issue(p);
+    if (UTM && leader)
+        for (int p = 0; p < UL && p < KC; ++p) issue_ut(p);
 
     const int il = tx;
     const int base = (i0 + il + IGC) + (jb + ty * TY + JGC) * jj + (k0 + KGC) * kk;
@@ -103,12 +128,21 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
         for (int d = 0; d < 6; ++d) zw[r][d + 1] = a.u[o + (d - 3) * kk];
         wk[r] = a.w[o];
         wkm[r] = a.w[o - 1];
-        utn[r] = a.ut[o];
+        if (!UTM) utn[r] = a.ut[o];
     }
     for (int kl = 0; kl < KC; ++kl) {
         __syncthreads(); // every thread is done with level kl-1: its slot is free
         // Every issued plane is waited for before the block exits (none lands in freed memory).
         if (issuer && kl + RING - 1 <= last) issue(kl + RING - 1);
+        if (UTM && leader) {
+            if (kl > 0) store_ut(kl - 1);
+            if (kl + UL < KC) {
+                // The slot's previous level (kl + UL - UR) must have been read out by its store.
+                asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(UR - UL - 1) : "memory");
+                issue_ut(kl + UL);
+            }
+        }
+        if (UTM) mbar_wait(&utbars[kl % UR], (kl / UR) & 1);
         const int s = kl % RING, s3 = (kl + 3) % RING;
         mbar_wait(&bars[s3], ((kl + 3) / RING) & 1);
         mbar_wait(&bars[s], (kl / RING) & 1);
@@ -118,10 +152,12 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
         const T* pw = plane_w(s);
         const int o = base + kl * kk;
         T utc[TY];
+        if (!UTM) {
 #pragma unroll
-        for (int r = 0; r < TY; ++r) {
-            utc[r] = utn[r];
-            if (kl + 1 < KC) utn[r] = a.ut[o + kk + r * jj];
+            for (int r = 0; r < TY; ++r) {
+                utc[r] = utn[r];
+                if (kl + 1 < KC) utn[r] = a.ut[o + kk + r * jj];
+            }
         }
         const int kg = k0 + kl + KGC;
         const T rk = a.rho[kg], rhk = a.rhoh[kg], rhk1 = a.rhoh[kg + 1], dzk = a.dzi[kg];
@@ -143,9 +179,21 @@ __global__ void __launch_bounds__(32 * XW * BY, MINB)
             const T wnm = pw[cv - 1], wn = pw[cv];
             const T val = point(x, y, zw[r], vm, vc, vmn, vcn, wkm[r], wk[r], wnm, wn, a.dxi, a.dyi,
                                 rk, rhk, rhk1, dzk);
-            a.ut[o + r * jj] = utc[r] + val;
+            if (UTM)
+                plane_t(kl)[jl * X + il] += val;
+            else
+                a.ut[o + r * jj] = utc[r] + val;
             wk[r] = wn;
             wkm[r] = wnm;
+        }
+        // The tensor store (async proxy) must see this thread's writes to ut's plane.
+        if (UTM) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    }
+    if (UTM) {
+        __syncthreads();
+        if (leader) {
+            store_ut(KC - 1);
+            asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
         }
     }
 }

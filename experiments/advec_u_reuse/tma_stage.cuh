@@ -25,7 +25,8 @@ struct StageBoxes {
 template <class T, int XW, int BY, int TY, int KC, int D, int MINB>
 __global__ void __launch_bounds__(32 * XW * BY, MINB)
     zstage(Args<T> a, const __grid_constant__ CUtensorMap mu,
-           const __grid_constant__ CUtensorMap mv, const __grid_constant__ CUtensorMap mw) {
+           const __grid_constant__ CUtensorMap mv, const __grid_constant__ CUtensorMap mw,
+           const __grid_constant__ CUtensorMap) {
     constexpr int X = 32 * XW, Y = BY * TY;
     using B = StageBoxes<T, X, Y, D>;
     extern __shared__ __align__(128) unsigned char smem_raw[];

@@ -18,10 +18,10 @@ inline constexpr int row_align = 32;
 
 // Row stride for rows of `icells` points, and the leading pad that puts `istart` on an
 // `align` boundary (align = 1: the unpadded layout).
-inline int padded_row(int icells, int align = row_align) {
+inline constexpr int padded_row(int icells, int align = row_align) {
     return (icells + align - 1) / align * align;
 }
-inline int leading_pad(int istart, int align = row_align) {
+inline constexpr int leading_pad(int istart, int align = row_align) {
     return (align - istart % align) % align;
 }
 

@@ -56,6 +56,7 @@ namespace squall::rt {
     X(cuEventSynchronize) \
     X(cuEventQuery) \
     X(cuEventElapsedTime) \
+    X(cuTensorMapEncodeTiled) \
     X(cuGetErrorString)
 // clang-format on
 
@@ -314,6 +315,28 @@ float Driver::event_elapsed_ms(void* start, void* end) const {
     return ms;
 }
 
+void Driver::encode_tensor_map(void* out, DevicePtr base, size_t elem_bytes,
+                               const std::array<long long, 3>& dims,
+                               const std::array<unsigned, 3>& box) const {
+    require();
+    const size_t e = elem_bytes;
+    const cuuint64_t extent[3] = {cuuint64_t(dims[0]), cuuint64_t(dims[1]), cuuint64_t(dims[2])};
+    const cuuint64_t stride[2] = {extent[0] * e, extent[0] * extent[1] * e};
+    const cuuint32_t boxdim[3] = {box[0], box[1], box[2]}, step[3] = {1, 1, 1};
+    const CUresult rc = api_->p_cuTensorMapEncodeTiled(
+        static_cast<CUtensorMap*>(out),
+        e == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3,
+        reinterpret_cast<void*>(base), extent, stride, boxdim, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (rc != CUDA_SUCCESS)
+        throw CudaError(fmt::format("cuTensorMapEncodeTiled failed for an array at {:#x} of {} x "
+                                    "{} x {} elements of {} bytes, box {} x {} x {}: {}",
+                                    base, dims[0], dims[1], dims[2], e, box[0], box[1], box[2],
+                                    error_string(rc)),
+                        rc);
+}
+
 #else // CPU-only build: every device operation reports that CUDA is not built.
 
 struct Driver::Api {};
@@ -404,6 +427,10 @@ bool Driver::event_done(void*) const {
 }
 float Driver::event_elapsed_ms(void*, void*) const {
     throw NoDeviceError(error_);
+}
+void Driver::encode_tensor_map(void*, DevicePtr, size_t, const std::array<long long, 3>&,
+                               const std::array<unsigned, 3>&) const {
+    require();
 }
 
 #endif

@@ -101,6 +101,13 @@ public:
     bool event_done(void* e) const; // cuEventQuery: true once the event has completed
     float event_elapsed_ms(void* start, void* end) const;
 
+    // Encodes a tiled tensor map (CUtensorMap, 128 bytes at `out`, 64-byte aligned) of a
+    // 3-D array of 4- or 8-byte reals at `base`: extents dims in elements (x fastest, rows
+    // packed), box the extents of one copy; zeros outside the array, no swizzle.
+    void encode_tensor_map(void* out, DevicePtr base, size_t elem_bytes,
+                           const std::array<long long, 3>& dims,
+                           const std::array<unsigned, 3>& box) const;
+
     LaunchFn launch_fn() const { return launch_; }
     // Throws CudaError for a non-zero result.
     void check(int result, const char* call) const;

@@ -3,6 +3,8 @@
 #include "runtime/hash.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
@@ -202,6 +204,56 @@ KernelDef& KernelDef::member_scalar(std::string name, DType type, size_t offset)
     return *this;
 }
 
+KernelDef& KernelDef::tensor_map(std::string array, long long offset, std::array<long long, 3> dims,
+                                 std::array<std::string, 3> box, std::string when) {
+    const auto it = std::find_if(args_.begin(), args_.end(),
+                                 [&](const ArgDef& a) { return a.name == array && a.is_array; });
+    if (it == args_.end() || (it->dtype != DType::f32 && it->dtype != DType::f64))
+        throw std::logic_error(fmt::format("kernel '{}': tensor map of '{}', which is not a real "
+                                           "array argument declared before",
+                                           key_, array));
+    for (long long n : dims)
+        if (n <= 0)
+            throw std::logic_error(fmt::format(
+                "kernel '{}': tensor map of '{}' with an extent of {}", key_, array, n));
+    MapExprs e{{compile(box[0]), compile(box[1]), compile(box[2])}, compile(when)};
+    map_exprs_.push_back(std::move(e));
+    map_defs_.push_back({std::move(array), offset, dims, std::move(box), std::move(when)});
+    return *this;
+}
+
+std::vector<TensorMapSpec> KernelDef::tensor_maps(const Config& c, const ProblemSize& p,
+                                                  const DeviceInfo& d) const {
+    std::vector<TensorMapSpec> out;
+    if (map_defs_.empty()) return out;
+    std::vector<Value> slots;
+    space_.fill_slots(slots, c, p, d);
+    for (size_t m = 0; m < map_defs_.size(); ++m) {
+        const MapExprs& e = map_exprs_[m];
+        if (e.when.eval(slots.data()).as_int() == 0) continue;
+        const TensorMapDef& def = map_defs_[m];
+        TensorMapSpec s;
+        s.arg = size_t(std::find_if(args_.begin(), args_.end(),
+                                    [&](const ArgDef& a) { return a.name == def.array; }) -
+                       args_.begin());
+        s.elem_bytes = dtype_size(args_[s.arg].dtype);
+        s.offset = def.offset;
+        s.dims = def.dims;
+        for (size_t i = 0; i < 3; ++i) {
+            const int64_t b = e.box[i].eval(slots.data()).as_int();
+            if (b < 1 || b > 256)
+                throw std::invalid_argument(fmt::format("kernel '{}': [{}] gives a tensor-map "
+                                                        "box of {} on axis {} for '{}', outside "
+                                                        "1..256",
+                                                        key_, space_.format(c), b, "xyz"[i],
+                                                        def.array));
+            s.box[i] = unsigned(b);
+        }
+        out.push_back(s);
+    }
+    return out;
+}
+
 LaunchGeometry KernelDef::geometry(const Config& c, const ProblemSize& p,
                                    const DeviceInfo& d) const {
     std::string why;
@@ -352,6 +404,16 @@ nlohmann::json KernelDef::to_json(bool with_sources) const {
               {"carveout", carveout_},
               {"launch_bounds", {lb_threads_, lb_blocks_}},
               {"args", args}};
+    if (!map_defs_.empty()) {
+        json maps = json::array();
+        for (const auto& m : map_defs_)
+            maps.push_back({{"array", m.array},
+                            {"offset", m.offset},
+                            {"dims", m.dims},
+                            {"box", m.box},
+                            {"when", m.when}});
+        j["tensor_maps"] = maps;
+    }
     if (with_sources) j["sources"] = sources_->to_json();
     return j;
 }
@@ -386,6 +448,12 @@ KernelDef KernelDef::from_json(const nlohmann::json& j) {
     auto lb = j.at("launch_bounds").get<std::array<std::string, 2>>();
     if (!lb[0].empty()) k.launch_bounds(lb[0], lb[1]);
     for (const auto& a : j.at("args")) k.args_.push_back(arg_from_json(a));
+    if (j.contains("tensor_maps"))
+        for (const auto& m : j.at("tensor_maps"))
+            k.tensor_map(m.at("array").get<std::string>(), m.at("offset").get<long long>(),
+                         m.at("dims").get<std::array<long long, 3>>(),
+                         m.at("box").get<std::array<std::string, 3>>(),
+                         m.at("when").get<std::string>());
     return k;
 }
 

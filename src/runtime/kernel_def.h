@@ -78,6 +78,28 @@ struct ArgDef {
     bool is_struct() const { return struct_bytes > 0; }
 };
 
+// A tensor map (CUtensorMap, a copy-engine descriptor) the runtime encodes at every launch
+// from array argument `array` and passes after the caller's arguments: the maps a
+// configuration uses (`when` non-zero), in declaration order, form one parameter, an
+// array of 128-byte maps. The map's origin lies `offset` elements past the pointer; dims
+// are its extents in elements (x fastest; the strides follow from them), box the extents
+// of one copy, expressions like the launch geometry.
+struct TensorMapDef {
+    std::string array;
+    long long offset = 0;
+    std::array<long long, 3> dims{};
+    std::array<std::string, 3> box;
+    std::string when;
+};
+// One map as a configuration uses it.
+struct TensorMapSpec {
+    size_t arg = 0;        // index of the array among the arguments
+    size_t elem_bytes = 0; // 4 or 8
+    long long offset = 0;
+    std::array<long long, 3> dims{};
+    std::array<unsigned, 3> box{};
+};
+
 struct LaunchGeometry {
     std::array<unsigned, 3> grid{1, 1, 1};
     std::array<unsigned, 3> block{1, 1, 1};
@@ -147,6 +169,14 @@ public:
                             size_t offset);
     KernelDef& member_scalar(std::string name, DType type, size_t offset);
 
+    // A tensor map of a real (f32, f64) array argument declared before; see TensorMapDef.
+    KernelDef& tensor_map(std::string array, long long offset, std::array<long long, 3> dims,
+                          std::array<std::string, 3> box, std::string when = "1");
+    const std::vector<TensorMapDef>& tensor_map_defs() const { return map_defs_; }
+    // The maps a configuration uses (throws std::invalid_argument for a box outside 1..256).
+    std::vector<TensorMapSpec> tensor_maps(const Config& c, const ProblemSize& p,
+                                           const DeviceInfo& d) const;
+
     const std::string& function_name() const { return function_name_; }
     const std::string& key() const { return key_; }
     const std::string& main_file() const { return main_file_; }
@@ -185,6 +215,12 @@ private:
     std::array<Expr, 3> block_e_, grid_e_;
     Expr smem_e_, lb_threads_e_, lb_blocks_e_, carveout_e_;
     std::vector<ArgDef> args_;
+    std::vector<TensorMapDef> map_defs_;
+    struct MapExprs {
+        std::array<Expr, 3> box;
+        Expr when;
+    };
+    std::vector<MapExprs> map_exprs_;
 };
 
 } // namespace squall::rt

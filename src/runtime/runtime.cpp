@@ -23,6 +23,7 @@ struct InstanceState {
     bool capture = false; // SQUALL_CAPTURE matches the key
     int profile_row = -1; // row in the runtime's LaunchProfiler
     std::atomic<bool> capture_done{false};
+    std::vector<TensorMapSpec> maps; // KernelDef::tensor_maps of this configuration
 };
 
 const Config& KernelInstance::config() const {
@@ -51,6 +52,37 @@ void KernelInstance::launch_failed(int rc) const {
 
 void KernelInstance::launch_observed(StreamHandle stream, void** params, size_t count) const {
     observe_->runtime->observed_launch(*observe_, stream, params, count);
+}
+
+void KernelInstance::launch_with_maps(StreamHandle stream, void** params, size_t count) const {
+    constexpr size_t max_maps = 8, max_params = 64;
+    const std::vector<TensorMapSpec>& maps = maps_->maps;
+    if (maps.size() > max_maps || count + 1 > max_params)
+        throw std::invalid_argument(fmt::format("{}: {} tensor maps and {} arguments, more than "
+                                                "a launch takes ({} and {})",
+                                                describe(), maps.size(), count, max_maps,
+                                                max_params - 1));
+    alignas(64) unsigned char encoded[max_maps * 128];
+    void* all[max_params];
+    std::copy(params, params + count, all);
+    all[count] = encoded;
+    const Driver& drv = Driver::get();
+    for (size_t m = 0; m < maps.size(); ++m) {
+        const TensorMapSpec& t = maps[m];
+        if (t.arg >= count)
+            throw std::invalid_argument(fmt::format("{}: tensor map of argument {}, but the "
+                                                    "launch passes {}",
+                                                    describe(), t.arg, count));
+        DevicePtr array = 0;
+        std::memcpy(&array, params[t.arg], sizeof array);
+        const DevicePtr origin = array + DevicePtr(t.offset * (long long)t.elem_bytes);
+        drv.encode_tensor_map(encoded + 128 * m, origin, t.elem_bytes, t.dims, t.box);
+    }
+    const int rc =
+        launch_fn_(function_, geom_.grid[0], geom_.grid[1], geom_.grid[2], geom_.block[0],
+                   geom_.block[1], geom_.block[2], geom_.shared_mem, stream, all, nullptr);
+    if (rc != 0) [[unlikely]]
+        launch_failed(rc);
 }
 
 Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
@@ -163,6 +195,7 @@ KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const C
         if (g.shared_mem > 48 * 1024) drv.set_max_dynamic_shared(s->function, g.shared_mem);
         if (g.carveout >= 0) drv.set_preferred_carveout(s->function, g.carveout);
         s->capture = capture_.enabled() && capture_.matches(def.key());
+        s->maps = def.tensor_maps(c, p, device_);
         if (profiler_)
             s->profile_row = profiler_->add_row(def.key(), p.to_string(), def.space().format(c));
         it = instances_.emplace(key, std::move(s)).first;
@@ -174,6 +207,7 @@ KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const C
     k.launch_fn_ = Driver::get().launch_fn();
     k.geom_ = g;
     if (s.capture || s.profile_row >= 0) k.observe_ = &s;
+    if (!s.maps.empty()) k.maps_ = &s;
     return k;
 }
 
@@ -202,6 +236,7 @@ void Runtime::observed_launch(InstanceState& s, StreamHandle stream, void** para
     plain.launch_fn_ = Driver::get().launch_fn();
     plain.geom_ = s.geom;
     plain.state_ = &s;
+    if (!s.maps.empty()) plain.maps_ = &s;
     const std::function<void()> launch = [&] { plain.launch_args(stream, params, count); };
     const std::function<void()> timed = [&] {
         if (profiler_ && s.profile_row >= 0)

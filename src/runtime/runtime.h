@@ -50,6 +50,10 @@ public:
             launch_observed(stream, params, count);
             return;
         }
+        if (maps_) [[unlikely]] {
+            launch_with_maps(stream, params, count);
+            return;
+        }
         int rc =
             launch_fn_(function_, geom_.grid[0], geom_.grid[1], geom_.grid[2], geom_.block[0],
                        geom_.block[1], geom_.block[2], geom_.shared_mem, stream, params, nullptr);
@@ -69,12 +73,16 @@ private:
     friend class Runtime;
     [[gnu::noinline, gnu::cold]] void launch_failed(int rc) const;
     [[gnu::noinline]] void launch_observed(StreamHandle stream, void** params, size_t count) const;
+    // Appends the tensor maps (KernelDef::tensor_map), encoded for these arguments.
+    [[gnu::noinline]] void launch_with_maps(StreamHandle stream, void** params, size_t count) const;
 
     void* function_ = nullptr;
     LaunchFn launch_fn_ = nullptr;
     LaunchGeometry geom_;
     // Non-null only when SQUALL_CAPTURE matches the key or SQUALL_PROFILE is on.
     InstanceState* observe_ = nullptr;
+    // Non-null when the configuration uses tensor maps.
+    InstanceState* maps_ = nullptr;
     InstanceState* state_ = nullptr;
 };
 

@@ -54,14 +54,14 @@ struct TestGrid {
     int itot, jtot, ktot;
     int igc = 3, kgc = 1;
     int align = squall::row_align; // the model's layout (grid.h); 1: unpadded rows
-    int icells() const { return itot + 2 * igc; }
-    int jcells() const { return jtot + 2 * igc; }
-    int kcells() const { return ktot + 2 * kgc; }
-    int jj() const { return squall::padded_row(icells(), align); }
-    int kk() const { return jj() * jcells(); }
-    long ncells() const { return long(kk()) * kcells(); }
+    constexpr int icells() const { return itot + 2 * igc; }
+    constexpr int jcells() const { return jtot + 2 * igc; }
+    constexpr int kcells() const { return ktot + 2 * kgc; }
+    constexpr int jj() const { return squall::padded_row(icells(), align); }
+    constexpr int kk() const { return jj() * jcells(); }
+    constexpr long ncells() const { return long(kk()) * kcells(); }
     // Elements allocated before ijk = 0 so that i = igc is aligned, as in Field3d.
-    int pad() const { return squall::leading_pad(igc, align); }
+    constexpr int pad() const { return squall::leading_pad(igc, align); }
     // An array of a parameter-table kind (kernel_defs.h: 3o/3w/3i fields, zi profiles, 2i
     // planes): elements allocated, and how many of them lie before index 0.
     size_t lead(std::string_view kind) const { return kind[0] == '3' ? size_t(pad()) : 0; }
@@ -70,8 +70,8 @@ struct TestGrid {
                : kind == "zi" ? size_t(kcells())
                               : size_t(kk());
     }
-    int kstart() const { return kgc; }
-    int kend() const { return kgc + ktot; }
+    constexpr int kstart() const { return kgc; }
+    constexpr int kend() const { return kgc + ktot; }
     sq::Range3 range(std::string_view name) const {
         return {igc, igc + itot, igc, igc + jtot, kstart() + (on_w_levels(name) ? 1 : 0), kend()};
     }

@@ -1,6 +1,7 @@
 // GPU (label gpu): every tunable 3-D kernel, in its default and 20 sampled configurations
 // per precision (at least 8 of them staged where the kernel can stage its inputs, half of those
-// filled by bulk row copies), gives the CPU
+// filled by bulk row copies, and 6 with the planes traversal where the kernel declares
+// plane inputs), gives the CPU
 // path's result on random non-zero fields of a non-cubic grid with ghost cells. Outputs are
 // poisoned (NaN) outside the range first; the poison must survive exactly where it survives on the
 // CPU. Also the dispatch (launch.h with the backend active), the reductions and the 2-D kernels.
@@ -23,6 +24,7 @@ using namespace squall::gpu::testing;
 const TestGrid kGrid{40, 36, 28};
 constexpr int kSamples = 20;
 constexpr int kStagedSamples = 8;
+constexpr int kPlaneSamples = 6;
 
 rt::Runtime* runtime() {
     static std::unique_ptr<rt::Runtime> rt = [] {
@@ -53,21 +55,29 @@ void add_check(std::vector<rt::Runtime::Request>& reqs, std::vector<rt::KernelDe
     const size_t first = reqs.size();
     std::mt19937_64 rng(seed);
     std::vector<rt::Config> configs{def.space().default_config()};
-    // Stageable kernels: at least kStagedSamples / 2 of the samples stage their inputs with
-    // each fill (stage_fill 0: cp.async per element, 1: bulk rows).
-    const int stage = def.space().param_index("stage");
-    const int fill = def.space().param_index("stage_fill");
-    int staged[2] = {0, 0};
+    // Samples of the rarer strategies, kinds 0 and 1: staged with stage_fill 0 (cp.async per
+    // element) and 1 (bulk rows), kStagedSamples / 2 each where the kernel stages; kind 2:
+    // the planes traversal, kPlaneSamples where the kernel declares plane inputs.
+    const rt::ConfigSpace& space = def.space();
+    const int stage = space.param_index("stage"), fill = space.param_index("stage_fill");
+    const int planes = space.param_index("planes");
+    const int want[3] = {stage >= 0 ? kStagedSamples / 2 : 0, stage >= 0 ? kStagedSamples / 2 : 0,
+                         planes >= 0 ? kPlaneSamples : 0};
+    int have[3] = {0, 0, 0};
+    auto kind = [&](const rt::Config& c) {
+        if (planes >= 0 && c[size_t(planes)].as_int() == 1) return 2;
+        if (stage >= 0 && c[size_t(stage)].as_int() == 1) return int(c[size_t(fill)].as_int());
+        return -1;
+    };
     while (configs.size() < kSamples + 1) {
-        auto c = def.space().sample(rng, gpu::problem_of(r), runtime()->device());
+        auto c = space.sample(rng, gpu::problem_of(r), runtime()->device());
         if (!c) continue;
-        const bool is_staged = stage >= 0 && (*c)[size_t(stage)].as_int() == 1;
-        const int f = is_staged ? int((*c)[size_t(fill)].as_int()) : 0;
-        const int want = stage >= 0 ? kStagedSamples / 2 : 0;
-        const int missing = std::max(want - staged[0], 0) + std::max(want - staged[1], 0);
-        const bool needed = is_staged && staged[f] < want;
+        const int k = kind(*c);
+        int missing = 0;
+        for (int n = 0; n < 3; ++n) missing += std::max(want[n] - have[n], 0);
+        const bool needed = k >= 0 && have[k] < want[k];
         if (!needed && int(kSamples + 1 - configs.size()) <= missing) continue;
-        staged[f] += is_staged;
+        if (k >= 0) ++have[k];
         configs.push_back(*c);
     }
     for (const auto& c : configs) reqs.push_back({nullptr, gpu::problem_of(r), c});

@@ -117,6 +117,49 @@ TEST(GpuKernelsNvrtc, StagedConfigurationsWithEachFill) {
     compile_all(jobs);
 }
 
+// Every kernel that declares plane inputs compiles with the planes traversal (planes.cuh:
+// tensor-map boxes, register windows), float and double, in three shapes: one row per
+// thread, several rows per thread, the deepest ring with a tile that does not divide the
+// grid; each uses one tensor map per input.
+TEST(GpuKernelsNvrtc, PlanesConfigurations) {
+    std::vector<Job> defaults, jobs;
+    add_defaults(defaults, Kernels3d{}, gpu::Form::traverse3d);
+    const rt::DeviceInfo dev = rt::DeviceInfo::for_arch("sm_90");
+    size_t kernels = 0;
+    for (const Job& base : defaults) {
+        const rt::ConfigSpace& space = base.def.space();
+        if (space.param_index("planes") < 0) continue;
+        ++kernels;
+        const int ring =
+            int(space.params()[size_t(space.param_index("plane_ring"))].values.back().as_int());
+        const nlohmann::json shapes[] = {{{"planes", 1}, {"block_x", 32}, {"block_y", 8}},
+                                         {{"planes", 1},
+                                          {"block_x", 64},
+                                          {"block_y", 4},
+                                          {"tile_y", 2},
+                                          {"contig_y", 1},
+                                          {"plane_levels", 256},
+                                          {"blocks_per_sm", 2}},
+                                         {{"planes", 1},
+                                          {"block_x", 128},
+                                          {"block_y", 2},
+                                          {"tile_y", 4},
+                                          {"contig_y", 1},
+                                          {"plane_ring", ring},
+                                          {"plane_levels", 32}}};
+        for (const auto& j : shapes) {
+            const rt::Config c = space.config_from_json(j);
+            ASSERT_TRUE(space.is_valid(c, base.problem, dev)) << base.def.key() << " " << j;
+            EXPECT_EQ(base.def.tensor_maps(c, base.problem, dev).size(),
+                      base.def.tensor_map_defs().size());
+            jobs.push_back({base.def, base.problem, c});
+        }
+        EXPECT_TRUE(base.def.tensor_maps(space.default_config(), base.problem, dev).empty());
+    }
+    EXPECT_EQ(kernels, 2u); // advec_u_2i5, float and double
+    compile_all(jobs);
+}
+
 // The parameter tables agree with the structs (size: make_def throws otherwise), and every
 // tunable kernel of the model declares its arguments, so SQUALL_CAPTURE can save them: the
 // model's 3-D kernels as separate parameters, the others as one struct with its members,

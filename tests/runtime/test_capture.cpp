@@ -340,3 +340,39 @@ TEST(Capture, StructArgumentsAreDescribedAndRoundTrip) {
     EXPECT_THROW(load_capture(path), CaptureError);
     fs::remove_all(dir);
 }
+
+// Tensor maps (KernelDef::tensor_map): declared only on real arrays declared before, used
+// by the configurations their condition selects, with boxes evaluated per configuration
+// and checked against the copy engine's 1..256, and kept through JSON (captures rebuild
+// the definition and the launch re-encodes the maps for the replayed arrays).
+TEST(Capture, TensorMapsAreEvaluatedPerConfigurationAndRoundTrip) {
+    KernelDef def = squall::rt::testing::saxpy_def("double");
+    EXPECT_THROW(KernelDef(def).tensor_map("n", 0, {8, 8, 8}, {"1", "1", "1"}), std::logic_error);
+    EXPECT_THROW(KernelDef(def).tensor_map("nope", 0, {8, 8, 8}, {"1", "1", "1"}),
+                 std::logic_error);
+    EXPECT_THROW(KernelDef(def).tensor_map("x", 0, {8, 0, 8}, {"1", "1", "1"}), std::logic_error);
+    EXPECT_THROW(KernelDef(def).tensor_map("x", 0, {8, 8, 8}, {"nope", "1", "1"}), ExprError);
+    def.tensor_map("y", -3, {96, 10, 7}, {"block_x / 4", "items + 1", "1"}, "items > 1");
+    const DeviceInfo dev = DeviceInfo::for_arch("sm_90");
+    const ProblemSize p(4096);
+    auto config = [&](int block_x, int items) {
+        return def.space().config_from_json({{"block_x", block_x}, {"items", items}});
+    };
+    EXPECT_TRUE(def.tensor_maps(config(256, 1), p, dev).empty());
+    const auto maps = def.tensor_maps(config(256, 4), p, dev);
+    ASSERT_EQ(maps.size(), 1u);
+    EXPECT_EQ(maps[0].arg, 3u); // n, a, x, y
+    EXPECT_EQ(maps[0].elem_bytes, 8u);
+    EXPECT_EQ(maps[0].offset, -3);
+    EXPECT_EQ(maps[0].dims, (std::array<long long, 3>{96, 10, 7}));
+    EXPECT_EQ(maps[0].box, (std::array<unsigned, 3>{64, 5, 1}));
+    EXPECT_NO_THROW(def.tensor_maps(config(1024, 2), p, dev)); // box 256 x 3
+    KernelDef wide = def;
+    wide.tensor_map("x", 0, {96, 10, 7}, {"block_x", "1", "1"});
+    EXPECT_EQ(wide.tensor_maps(config(256, 1), p, dev).size(), 1u);
+    EXPECT_THROW(wide.tensor_maps(config(512, 1), p, dev), std::invalid_argument);
+    KernelDef back = KernelDef::from_json(def.to_json());
+    ASSERT_EQ(back.tensor_map_defs().size(), 1u);
+    EXPECT_EQ(back.to_json(), def.to_json());
+    EXPECT_EQ(back.tensor_maps(config(256, 4), p, dev)[0].box, maps[0].box);
+}

@@ -5,10 +5,12 @@
 // and instantiates it through the runtime (wisdom -> NVRTC/cache -> module). After that
 // a launch is a short linear search plus cuLaunchKernel. See README.md.
 #include "backends/cuda/kernel_defs.h"
+#include "backends/cuda/planes.cuh"
 #include "backends/cuda/stage.cuh"
 #include "kernels/common.cuh"
 #include "runtime/runtime.h"
 
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -93,6 +95,30 @@ T value_type_of(const K<T>*);
 template <template <class, class> class K, class T, class Tag> // kernels named by a tag
 T value_type_of(const K<T, Tag>*);
 
+// The boxes of F's plane inputs (KernelType::plane_boxes): which table member each input
+// is, found by giving every member a distinct address and asking F::plane_arrays.
+template <class F, class T>
+void plane_boxes(KernelType& t) {
+    const FlatLayout* flat = flat_layout(t);
+    if (!flat) return;
+    const auto members = table_members(t.name);
+    F f{};
+    for (size_t n = 0; n < members.size(); ++n)
+        if (members[n].kind[0] == '3') {
+            const T* fake = reinterpret_cast<const T*>(uintptr_t(4096) * (n + 1));
+            std::memcpy(reinterpret_cast<char*>(&f) + flat->offsets[n], &fake, sizeof fake);
+        }
+    const T* in[F::plane_inputs];
+    f.plane_arrays(in);
+    using L = sq::PlaneLayout<F, 0, 0, int(sizeof(T))>;
+    for (int q = 0; q < F::plane_inputs; ++q) {
+        const int member = int(reinterpret_cast<uintptr_t>(in[q]) / 4096) - 1;
+        const sq::PlaneInput d = F::plane_input(q);
+        t.plane_boxes.push_back({member, L::left(q), L::width(q) + L::left(q), d.ylo, d.yhi});
+    }
+    t.plane_lookahead = L::lookahead(), t.plane_shift = L::shift();
+}
+
 template <class F>
 KernelType kernel_type(Form form) {
     using T = decltype(value_type_of(static_cast<const F*>(nullptr)));
@@ -108,6 +134,9 @@ KernelType kernel_type(Form form) {
         F::staged_inputs(c, f);
         t.stage_reach = F::stage_reach;
         t.stage_planes = c.planes, t.stage_fields = c.fields;
+    }
+    if constexpr (requires { F::plane_inputs; }) {
+        if (form == Form::traverse3d) plane_boxes<F, T>(t);
     }
     return t;
 }

@@ -223,6 +223,47 @@ void add_stage_fill(rt::KernelDef& d, const KernelType& t) {
         .define("SQ_STAGE_FILL", rt::expr("stage_fill"));
 }
 
+// The planes traversal (planes.cuh, sm_90): a block marches plane_levels levels of a
+// block_x x (block_y * tile_y) column tile, one thread per column, its inputs' planes
+// brought in by the copy engine into a ring of plane_ring levels, through tensor maps the
+// runtime encodes at launch (origin plane_shift elements left of the range's first column,
+// extents the whole array). Declared after every other tunable.
+void add_planes(rt::KernelDef& d, const KernelType& t) {
+    const int size = t.prec == "float" ? 4 : 8, ring = t.plane_lookahead + 2;
+    std::string slot, boxes;
+    for (const KernelType::PlaneBox& b : t.plane_boxes) {
+        slot += fmt::format("{}ceil_div((block_x + {}) * (block_y * tile_y + {}) * {}, 128) * 128",
+                            slot.empty() ? "" : " + ", b.right - b.left, b.yhi - b.ylo, size);
+        boxes += fmt::format(" && block_x + {} <= 256 && block_y * tile_y + {} <= 256",
+                             b.right - b.left, b.yhi - b.ylo);
+    }
+    const std::string bytes = fmt::format("planes * (plane_ring * ({}) + 128)", slot);
+    d.tune("planes", {0, 1}, 0)
+        .tune("plane_ring", {ring, ring + 1, ring + 2}, ring)
+        .tune("plane_levels", {32, 64, 128, 256, 512}, 128)
+        .restriction("planes == 0 || (block_z == 1 && tile_x == 1 && tile_z == 1 && "
+                     "march_y == 1 && march_z == 1 && stage == 0 && defer == 0 && "
+                     "(tile_y == 1 || contig_y == 1))")
+        .restriction(fmt::format("planes == 1 || (plane_ring == {} && plane_levels == 128)", ring))
+        .restriction("planes == 0 || device.compute_capability >= 90")
+        .restriction("planes == 0 || (1" + boxes + ")")
+        .restriction(bytes + " + 8 * plane_ring <= device.max_shared_memory_per_block_optin")
+        .shared_memory(bytes)
+        .define("SQ_PLANES", rt::expr("planes"))
+        .define("SQ_PLANE_RING", rt::expr("plane_ring"));
+}
+
+// The tensor maps of the planes traversal's inputs (after the arguments they refer to).
+void add_plane_maps(rt::KernelDef& d, const KernelType& t, const Variant& v) {
+    const auto members = parse_table(tables().at(t.name));
+    const long long jj = v.jj, rows = v.kk / v.jj, levels = v.range.k1 + 1;
+    for (const KernelType::PlaneBox& b : t.plane_boxes)
+        d.tensor_map(members[size_t(b.member)].name, v.range.i0 - t.plane_shift, {jj, rows, levels},
+                     {fmt::format("block_x + {}", b.right - b.left),
+                      fmt::format("block_y * tile_y + {}", b.yhi - b.ylo), "1"},
+                     "planes");
+}
+
 void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
     const bool deferrable = t.deferrable;
     namespace sp = space;
@@ -263,6 +304,7 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
         add_staging(d);
         levels = "(stage ? stage_levels : march_z)";
     }
+    const bool planes = stageable && !t.plane_boxes.empty();
     // The unified L1/shared memory split: the driver's choice, or the largest L1 (the
     // stencils reread their neighbours' values through L1). Staging needs shared memory.
     d.tune("l1_carveout", {-1, 0}, -1).preferred_carveout("l1_carveout");
@@ -271,6 +313,10 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
     // of perm run close together in time, so the halos they share are still in L2.
     d.tune("group", values(sp::group), 1).define("SQ_GROUP", rt::expr("group"));
     if (stageable) add_stage_fill(d, t);
+    if (planes) {
+        add_planes(d, t);
+        levels = "(planes ? plane_levels : " + levels + ")";
+    }
     const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
                              {"SQ_TX", "tile_x"},     {"SQ_TY", "tile_y"},   {"SQ_TZ", "tile_z"},
                              {"SQ_CX", "contig_x"},   {"SQ_CY", "contig_y"}, {"SQ_CZ", "contig_z"},
@@ -398,6 +444,7 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     }
     d.arg_scalar("sq_nlev", rt::DType::i32);
     d.define("SQ_FLAT_PARAMS", params).define("SQ_FLAT_INIT", init);
+    if (t.deferrable && t.stage_reach >= 0 && !t.plane_boxes.empty()) add_plane_maps(d, t, v);
     return d;
 }
 

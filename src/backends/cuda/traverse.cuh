@@ -17,13 +17,17 @@
 //   SQ_STAGE SQ_STAGE_DEPTH  1: stage the 3-D inputs in shared memory (stage.cuh), loading
 //                            SQ_STAGE_DEPTH levels ahead; the block marches SQ_MZ levels
 //   SQ_STAGE_FILL         0: cp.async per element, 1: bulk row copies (stage.cuh)
+//   SQ_PLANES SQ_PLANE_RING  1: the planes traversal (planes.cuh) with a ring of that many
+//                            levels; the block marches SQ_MZ levels
 // plus SQUALL_LAUNCH_BOUNDS from the runtime (threads, blocks per SM).
 // Under NVRTC every header is included by its short name, as kernels/ does, so that
 // #pragma once sees one file (the in-memory headers exist under several names).
 #if defined(__CUDACC_RTC__)
 #include "common.cuh"
+#include "planes.cuh"
 #include "stage.cuh"
 #else
+#include "backends/cuda/planes.cuh"
 #include "backends/cuda/stage.cuh"
 #include "kernels/common.cuh"
 #endif
@@ -280,6 +284,32 @@ struct TravVisit {
     }
 };
 
+// mbarrier helpers (sm_90): bar is the barrier's shared-memory address.
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return unsigned(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
+}
+__device__ __forceinline__ void mbar_init_fence() {
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// Announces bytes the copy engine will deliver to the barrier's current phase.
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+// Until the phase of the given parity has completed.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+    unsigned done = 0;
+    while (!done)
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, "
+                     "[%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+}
+
 #if defined(SQ_STAGE) && SQ_STAGE
 // The thread's index in its block, x fastest.
 __device__ __forceinline__ int stage_thread() {
@@ -318,15 +348,11 @@ struct StageCopyBulk {
     static constexpr int warps = (SQ_BX * SQ_BY * SQ_BZ + 31) / 32;
     unsigned bar0; // shared-memory address of the first mbarrier
 
-    static __device__ __forceinline__ unsigned smem_addr(const void* p) {
-        return unsigned(__cvta_generic_to_shared(p));
-    }
     __device__ unsigned bar(int n) const { return bar0 + 8u * unsigned(n % nbar); }
     __device__ void init() const {
         if (stage_thread() == 0) {
-            for (int n = 0; n < nbar; ++n)
-                asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar(n)), "r"(warps));
-            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+            for (int n = 0; n < nbar; ++n) mbar_init(bar(n), warps);
+            mbar_init_fence();
         }
         __syncthreads();
     }
@@ -337,9 +363,7 @@ struct StageCopyBulk {
     template <typename T>
     __device__ void bulk(T* dst, const T* src, int count, int n) const {
         const unsigned bytes = unsigned(count) * unsigned(sizeof(T));
-        asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar(n)),
-                     "r"(bytes)
-                     : "memory");
+        mbar_expect_tx(bar(n), bytes);
         asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
                      " [%0], [%1], %2, [%3];" ::"r"(smem_addr(dst)),
                      "l"(src), "r"(bytes), "r"(bar(n))
@@ -351,16 +375,7 @@ struct StageCopyBulk {
             asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar(n)) : "memory");
     }
     __device__ void wait(int s) const {
-        if (stage_thread() == 0) {
-            const unsigned parity = unsigned(s / nbar) & 1u;
-            unsigned done = 0;
-            while (!done)
-                asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, "
-                             "[%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-                             : "=r"(done)
-                             : "r"(bar(s)), "r"(parity)
-                             : "memory");
-        }
+        if (stage_thread() == 0) mbar_wait(bar(s), unsigned(s / nbar) & 1u);
         __syncthreads(); // also: step s - 1's planes are free for the loads issued at s + 1
     }
 };
@@ -417,6 +432,76 @@ struct StagedVisit : TravVisit<F> {
 };
 #endif
 
+#if defined(SQ_PLANES) && SQ_PLANES
+// Tensor maps (CUtensorMap, 128 opaque bytes each), one per plane input, from the runtime.
+struct alignas(64) PlaneMap {
+    unsigned long long opaque[16];
+};
+template <int N>
+struct PlaneMaps {
+    PlaneMap m[N];
+};
+
+template <template <class> class K, class T>
+__device__ T plane_value_type(const K<T>*);
+
+// The planes traversal (planes.cuh): thread (0, 0) issues each level's boxes, every thread
+// waits on the level's barriers and computes its rows; one block barrier per level frees
+// the oldest slot.
+template <class F>
+__device__ __forceinline__ void planes_body(const F& g, int nlev,
+                                            const PlaneMaps<F::plane_inputs>& maps) {
+    using T = decltype(plane_value_type(static_cast<const F*>(nullptr)));
+    constexpr int ring = SQ_PLANE_RING;
+    using M = PlaneMarch<F, T, SQ_BX, SQ_BY * SQ_TY, SQ_TY, ring, SQ_I0, SQ_J0, SQ_JJ, SQ_KK>;
+    constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY,   SQ_BZ, SQ_TX, SQ_TY,
+                              SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM, SQ_MY, SQ_MZ, SQ_GROUP};
+    int bi, bj, bk;
+    trav_unravel(s, int(blockIdx.x), bi, bj, bk);
+    // The launch asks for 128 bytes more than the ring, to start it on a 128-byte boundary.
+    extern __shared__ __align__(128) unsigned char sq_plane_smem[];
+    __shared__ __align__(8) unsigned long long sq_plane_bars[ring];
+    unsigned char* smem = sq_plane_smem + ((128 - (smem_addr(sq_plane_smem) & 127)) & 127);
+    const int ck = bk * SQ_MZ;
+    const M m{smem,  bi * SQ_BX, bj * SQ_BY * SQ_TY,      SQ_NI,
+              SQ_NJ, SQ_K0 + ck, min_(SQ_MZ, SQ_NK - ck), nlev};
+    const unsigned bars = smem_addr(sq_plane_bars);
+    const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
+    if (leader) {
+        for (int n = 0; n < ring; ++n) mbar_init(bars + 8u * unsigned(n), 1);
+        mbar_init_fence();
+    }
+    __syncthreads();
+    auto issue = [&](int p) {
+        const unsigned bar = bars + 8u * unsigned(p % ring);
+        mbar_expect_tx(bar, unsigned(M::L::box_total()));
+        m.issue(p, [&](int q, T* dst, int x, int y, int z) {
+            asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx"
+                         "::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(smem_addr(dst)),
+                         "l"(reinterpret_cast<unsigned long long>(&maps.m[q])), "r"(x), "r"(y),
+                         "r"(z), "r"(bar)
+                         : "memory");
+        });
+    };
+    if (leader)
+        for (int p = 0; p < ring - 1 && p <= m.last(); ++p) issue(p);
+    typename M::Thread t{int(threadIdx.x), int(threadIdx.y) * SQ_TY, {}};
+    const T* in[F::plane_inputs];
+    g.plane_arrays(in);
+    m.begin(t, in);
+    SQ_MARCH_LOOP
+    for (int kl = 0; kl < m.steps; ++kl) {
+        __syncthreads(); // every thread is done with level kl - 1: its slot is free
+        // Every slot issued is waited for before the block exits.
+        if (leader && kl + ring - 1 <= m.last()) issue(kl + ring - 1);
+        SQ_PLANE_LOOP
+        for (int a = 0; a <= M::L::lookahead(); ++a)
+            mbar_wait(bars + 8u * unsigned((kl + a) % ring), unsigned((kl + a) / ring) & 1u);
+        m.step(t, g, kl);
+    }
+}
+#endif
+
 template <class F>
 __device__ __forceinline__ void traverse_body(const F& g, int nlev) {
     constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY,   SQ_BZ, SQ_TX, SQ_TY,
@@ -457,12 +542,22 @@ __global__ void SQUALL_LAUNCH_BOUNDS sq_traverse(F f) {
 // The struct's members as separate parameters (SQ_FLAT_PARAMS / SQ_FLAT_INIT, generated
 // from the backend's parameter table): the runtime can then capture every array.
 // sq_nlev: levels of the 3-D arrays (capture sizes; the staged loads stay below it).
+// With the planes traversal the runtime appends the inputs' tensor maps.
 #ifdef SQ_FLAT_PARAMS
+#if defined(SQ_PLANES) && SQ_PLANES
+template <class F>
+__global__ void SQUALL_LAUNCH_BOUNDS sq_traverse_flat(
+    SQ_FLAT_PARAMS, int sq_nlev, const __grid_constant__ sq::PlaneMaps<F::plane_inputs> sq_maps) {
+    const F g{SQ_FLAT_INIT};
+    sq::planes_body(g, sq_nlev, sq_maps);
+}
+#else
 template <class F>
 __global__ void SQUALL_LAUNCH_BOUNDS sq_traverse_flat(SQ_FLAT_PARAMS, int sq_nlev) {
     const F g{SQ_FLAT_INIT};
     sq::traverse_body(g, sq_nlev);
 }
+#endif
 #endif
 #endif // SQ_3D
 

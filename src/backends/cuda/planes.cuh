@@ -1,0 +1,211 @@
+#pragma once
+// The planes traversal (tunable `planes`, sm_90 and later): a block owns an X x Y column
+// tile (X = block_x, Y = block_y * tile_y) and marches up to `plane_levels` levels up it.
+// Per level one thread asks the copy engine (bulk tensor copy, TMA) for one box per 3-D
+// input: the tile plus the input's reach in x and y, at each level the input is read at
+// off the point's own column (F::plane_input(n): plo..phi). The boxes of one level share
+// a slot of a ring of `plane_ring` slots, filled lookahead + 1 levels ahead, with one
+// barrier per level. Reads on the point's own column (zlo..zhi) come from a register
+// window that slides up with the march, its new top taken from the ring.
+//
+// Why: each plane then crosses L2 once per block in one request, and the z-stencil costs
+// no shared-memory traffic (docs/performance.md, "GPU: the planes traversal"). The
+// per-point function runs unchanged: it reads its inputs through PlanePtr, which splits
+// each flat offset into (di, dj, dk) at compile time (experiments/offset_proxy).
+//
+// Everything but the copy engine and the barriers is host and device code; the host
+// emulation (tests/gpu_traverse/test_planes.cpp) runs it with plain box copies.
+#if defined(__CUDACC_RTC__)
+#include "common.cuh"
+#else
+#include "kernels/common.cuh"
+#endif
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define SQ_PLANE_LOOP _Pragma("unroll")
+#else
+#define SQ_PLANE_LOOP
+#endif
+
+namespace sq {
+
+SQ_HD constexpr int plane_max(int a, int b) {
+    return a > b ? a : b;
+}
+
+// The nearest multiple count of m to o (|remainder| <= m / 2): splits a flat offset into
+// level, row and column when every part is less than half the stride below it.
+SQ_HD constexpr int plane_nearest(int o, int m) {
+    return (o + (o >= 0 ? m / 2 : -(m / 2))) / m;
+}
+
+// Reads of one input at one point: dk != 0 on the point's own column from the register
+// window, everything else from the box of level k + dk in the ring.
+template <typename T, int JJ, int KK>
+struct PlanePtr {
+    const T* const* plane; // plane[m]: the input's box at level k + plo + m, at the point
+    const T* win;          // win[m]: the point's column at level k + zlo + m
+    int off;               // flat offset of index 0 from the point
+    int sx, plo, zlo, zhi; // box row stride, first plane level, window levels
+    int np, lo, hi;        // host checks: plane levels, box cells around the point [lo, hi)
+
+    SQ_HD PlanePtr operator+(int n) const {
+        PlanePtr p = *this;
+        p.off += n;
+        return p;
+    }
+    SQ_HD T operator[](int n) const {
+        const int o = off + n, dk = plane_nearest(o, KK), r = o - dk * KK;
+        const int dj = plane_nearest(r, JJ), di = r - dj * JJ;
+        if (di == 0 && dj == 0 && dk >= zlo && dk <= zhi) return win[dk - zlo];
+        const int at = di + dj * sx;
+#if !defined(__CUDA_ARCH__)
+        // The host emulation: a read outside the declared boxes gives NaN, not a crash (one
+        // past a row's end reads the next row: a wrong value, which shows as well).
+        if (dk - plo < 0 || dk - plo >= np || at < lo || at >= hi) return T(0) / T(0);
+#endif
+        return plane[dk - plo][at];
+    }
+};
+
+// Where each input's box lies: x from `left` (the reach rounded out to 16 bytes, which the
+// copy engine needs for a box's first cell and row length) to X + right, y from ylo to
+// Y + yhi; the boxes of one level follow each other in a slot, each on a 128-byte
+// boundary. E: bytes per element.
+template <class F, int X, int Y, int E>
+struct PlaneLayout {
+    static constexpr int inputs = F::plane_inputs;
+    static constexpr int unit = 16 / E;
+    SQ_HD static constexpr PlaneInput in(int q) { return F::plane_input(q); }
+    SQ_HD static constexpr int left(int q) { return -((unit - in(q).xlo - 1) / unit * unit); }
+    SQ_HD static constexpr int width(int q) {
+        return X + (in(q).xhi + unit - 1) / unit * unit - left(q);
+    }
+    SQ_HD static constexpr int height(int q) { return Y + in(q).yhi - in(q).ylo; }
+    SQ_HD static constexpr int bytes(int q) { return width(q) * height(q) * E; }
+    SQ_HD static constexpr int offset(int q) {
+        return q == 0 ? 0 : offset(q - 1) + (bytes(q - 1) + 127) / 128 * 128;
+    }
+    static constexpr int slot_bytes = offset(inputs);
+    SQ_HD static constexpr int box_total(int q = 0) {
+        return q == inputs ? 0 : bytes(q) + box_total(q + 1);
+    }
+    SQ_HD static constexpr bool has_window(int q) { return in(q).zlo <= in(q).zhi; }
+    SQ_HD static constexpr int window(int q) {
+        return has_window(q) ? in(q).zhi - in(q).zlo + 1 : 0;
+    }
+    SQ_HD static constexpr int max_window(int q = 0) {
+        return q == inputs ? 1 : plane_max(window(q), max_window(q + 1));
+    }
+    SQ_HD static constexpr int max_planes(int q = 0) {
+        return q == inputs ? 1 : plane_max(planes_of(q), max_planes(q + 1));
+    }
+    // Levels past the one computed that must have arrived: planes up to phi, and the
+    // window's new top zhi (taken from the ring, so the input needs a plane there too).
+    SQ_HD static constexpr int ahead(int q) {
+        return (has_window(q) ? plane_max(in(q).phi, in(q).zhi) : in(q).phi) - in(q).plo;
+    }
+    SQ_HD static constexpr int lookahead(int q = 0) {
+        return q == inputs ? 0 : plane_max(ahead(q), lookahead(q + 1));
+    }
+    SQ_HD static constexpr int planes_of(int q) { return in(q).phi - in(q).plo + 1; }
+    // Elements from the tensor maps' origin to the range's first column: the farthest
+    // reach to the left, so that every box starts at x >= 0 on a 16-byte boundary.
+    SQ_HD static constexpr int shift(int q = 0) {
+        return q == inputs ? 0 : plane_max(-left(q), shift(q + 1));
+    }
+};
+
+// One block's march. X, Y: the tile; TY: rows per thread (the block is X x Y / TY
+// threads); RING: slots; I0, J0: the range's origin; JJ, KK: strides of the fields.
+template <class F, typename T, int X, int Y, int TY, int RING, int I0, int J0, int JJ, int KK>
+struct PlaneMarch {
+    using L = PlaneLayout<F, X, Y, int(sizeof(T))>;
+    static constexpr int inputs = L::inputs;
+    static constexpr int W = L::max_window();  // longest register window
+    static constexpr int NP = L::max_planes(); // most plane levels of an input
+    static_assert(RING >= L::lookahead() + 2, "the ring must hold lookahead + 2 levels");
+
+    unsigned char* smem;
+    int ci, cj;    // the tile's first point, relative to the range
+    int ni, nj;    // the range's extents
+    int kb, steps; // absolute level of the first step; steps the block computes
+    int nlev;      // levels of the arrays: window loads stay within [0, nlev)
+
+    // The last ring slot the block reads.
+    SQ_HD int last() const { return steps - 1 + L::lookahead(); }
+    SQ_HD T* box(int p, int q) const {
+        return reinterpret_cast<T*>(smem + (p % RING) * L::slot_bytes + L::offset(q));
+    }
+    // The boxes of slot p (levels kb + p + plo): load(q, dst, x, y, z) with the box's first
+    // cell in the tensor map's coordinates (origin: element I0 - L::shift() of the field).
+    template <class Load>
+    SQ_HD void issue(int p, const Load& load) const {
+        SQ_PLANE_LOOP
+        for (int q = 0; q < inputs; ++q)
+            load(q, box(p, q), ci + L::left(q) + L::shift(), J0 + cj + L::in(q).ylo,
+                 kb + p + L::in(q).plo);
+    }
+
+    // One thread: column il, rows jl0 .. jl0 + TY - 1 of the tile, with their windows.
+    struct Thread {
+        int il, jl0;
+        T win[TY][inputs][W];
+    };
+    SQ_HD bool inside(const Thread& t, int r) const {
+        return ci + t.il < ni && cj + t.jl0 + r < nj;
+    }
+    // Fills each window but its top (levels kb + zlo .. kb + zhi - 1) from the fields.
+    SQ_HD void begin(Thread& t, const T* const (&in)[inputs]) const {
+        SQ_PLANE_LOOP
+        for (int r = 0; r < TY; ++r) {
+            const int ij = (I0 + ci + t.il) + (J0 + cj + t.jl0 + r) * JJ;
+            SQ_PLANE_LOOP
+            for (int q = 0; q < inputs; ++q) {
+                SQ_PLANE_LOOP
+                for (int m = 0; m + 1 < L::window(q); ++m) {
+                    const int l = kb + L::in(q).zlo + m;
+                    t.win[r][q][m + 1] =
+                        inside(t, r) && l >= 0 && l < nlev ? in[q][ij + l * KK] : T(0);
+                }
+            }
+        }
+    }
+    // Step kl: slides the windows and computes the thread's points of level kb + kl.
+    // Slots kl .. kl + lookahead must have arrived. G: F or a kernel derived from it.
+    template <class G>
+    SQ_HD void step(Thread& t, const G& g, int kl) const {
+        const int k = kb + kl;
+        SQ_PLANE_LOOP
+        for (int r = 0; r < TY; ++r) {
+            const int jl = t.jl0 + r;
+            const T* planes[inputs][NP];
+            SQ_PLANE_LOOP
+            for (int q = 0; q < inputs; ++q) {
+                const int at = (jl - L::in(q).ylo) * L::width(q) + (t.il - L::left(q));
+                SQ_PLANE_LOOP
+                for (int m = 0; m < L::planes_of(q); ++m) planes[q][m] = box(kl + m, q) + at;
+                if (L::has_window(q)) {
+                    SQ_PLANE_LOOP
+                    for (int m = 0; m + 1 < L::window(q); ++m) t.win[r][q][m] = t.win[r][q][m + 1];
+                    t.win[r][q][L::window(q) - 1] = box(kl + L::in(q).zhi - L::in(q).plo, q)[at];
+                }
+            }
+            if (!inside(t, r)) continue;
+            const int i = I0 + ci + t.il, j = J0 + cj + jl;
+            const int ijk = i + j * JJ + k * KK;
+            auto in = [&](int q, const T*) {
+                const PlaneInput d = L::in(q);
+                const int at = (jl - d.ylo) * L::width(q) + (t.il - L::left(q));
+                return PlanePtr<T, JJ, KK>{planes[q], t.win[r][q],
+                                           -ijk,      L::width(q),
+                                           d.plo,     d.zlo,
+                                           d.zhi,     L::planes_of(q),
+                                           -at,       L::width(q) * L::height(q) - at};
+            };
+            g.store(i, j, k, g.value_with(in, i, j, k));
+        }
+    }
+};
+
+} // namespace sq

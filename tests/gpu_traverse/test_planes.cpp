@@ -1,0 +1,198 @@
+// The planes traversal of src/backends/cuda/planes.cuh, on the host: the march the GPU runs
+// (ring slots, boxes, register windows, PlanePtr's split of flat offsets) with plain box
+// copies in place of the copy engine, for every block of launches over an awkward grid.
+// The boxes are copied the way a tensor map reads them (from the maps' origin, zeros
+// outside the array), and must satisfy the copy engine's alignment rules. At every point
+// the march must store bit for bit what the kernel computes from the global fields; the
+// ring starts as NaN, so a read of a box or level that was not loaded shows. A reach or
+// window declared one point or level short must be caught.
+#include "backends/cuda/planes.cuh"
+#include "host_fill.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace squall;
+using namespace squall::gpu;
+using namespace squall::gpu::testing;
+
+constexpr TestGrid kGrid{37, 23, 19};
+constexpr int kJJ = kGrid.jj(), kKK = kGrid.kk();
+
+// What an emulated launch did: stored values that differ from the direct computation,
+// points stored twice or never, boxes the copy engine would refuse.
+struct Outcome {
+    long mismatches = 0, visits_wrong = 0, box_faults = 0;
+};
+
+// F: the kernel computed; P: the declarations the march uses (F or a variant with other
+// plane inputs). X, Y, TY, RING, LEVELS as the tunables block_x, block_y * tile_y, tile_y,
+// plane_ring and plane_levels.
+template <class F, class P, int X, int Y, int TY, int RING, int LEVELS>
+Outcome planes_launch(uint32_t seed) {
+    using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
+    const TestGrid& g = kGrid;
+    F f = blank_kernel<F>(g);
+    std::vector<std::vector<T>> storage;
+    fill<F, T>(f, g, storage, seed);
+    const sq::Range3 r = g.range(F::name);
+    constexpr int I0 = kGrid.igc, J0 = kGrid.igc;
+    EXPECT_EQ(r.i0, I0);
+    EXPECT_EQ(r.j0, J0);
+    const int ni = r.i1 - r.i0, nj = r.j1 - r.j0, nk = r.k1 - r.k0, nlev = r.k1 + 1;
+    using M = sq::PlaneMarch<P, T, X, Y, TY, RING, I0, J0, kJJ, kKK>;
+    using L = typename M::L;
+
+    // The direct results, and the output the march accumulates into (same start).
+    P marched{};
+    static_cast<F&>(marched) = f;
+    T* out = const_cast<T*>(marched.ut_out());
+    const std::vector<T> start(out - g.pad(), out - g.pad() + g.elements("3o"));
+    std::vector<T> want = start;
+    for (int k = r.k0; k < r.k1; ++k)
+        for (int j = r.j0; j < r.j1; ++j)
+            for (int i = r.i0; i < r.i1; ++i)
+                want[size_t(g.pad() + i + j * kJJ + k * kKK)] += f.value(i, j, k);
+    std::vector<int> visits(want.size(), 0);
+    struct Counting : P {
+        std::vector<int>* visits;
+        long pad;
+        void store(int i, int j, int k, T v) const {
+            ++(*visits)[size_t(pad + i + j * kJJ + k * kKK)];
+            P::store(i, j, k, v);
+        }
+    };
+    Counting counted{marched, &visits, g.pad()};
+
+    const T* in[L::inputs];
+    f.plane_arrays(in);
+    Outcome o;
+    std::vector<unsigned char> smem(size_t(RING * L::slot_bytes) + 128);
+    unsigned char* ring =
+        smem.data() + (128 - reinterpret_cast<uintptr_t>(smem.data()) % 128) % 128;
+    const int rows = g.jcells();
+    // A tensor map of input q: origin at element I0 - shift, extents jj x rows x nlev.
+    auto load = [&](int q, T* dst, int x, int y, int z) {
+        const T* origin = in[q] + (I0 - L::shift());
+        const auto at = [](const void* p, int b) {
+            return reinterpret_cast<uintptr_t>(p) % b == 0;
+        };
+        if (!at(origin, 16) || !at(dst, 128) || (x * sizeof(T)) % 16 != 0 ||
+            (L::width(q) * sizeof(T)) % 16 != 0 || L::width(q) > 256 || L::height(q) > 256 || x < 0)
+            ++o.box_faults;
+        for (int b = 0; b < L::height(q); ++b)
+            for (int a = 0; a < L::width(q); ++a) {
+                const int xx = x + a, yy = y + b;
+                const bool inside =
+                    xx >= 0 && xx < kJJ && yy >= 0 && yy < rows && z >= 0 && z < nlev;
+                dst[a + b * L::width(q)] = inside ? origin[xx + yy * kJJ + size_t(z) * kKK] : T(0);
+            }
+    };
+    for (int ck = 0; ck < nk; ck += LEVELS)
+        for (int cj = 0; cj < nj; cj += Y)
+            for (int ci = 0; ci < ni; ci += X) {
+                std::fill(smem.begin(), smem.end(), 0xff); // NaN in both precisions
+                const M m{ring, ci, cj, ni, nj, r.k0 + ck, std::min(LEVELS, nk - ck), nlev};
+                std::vector<typename M::Thread> threads;
+                for (int ty = 0; ty < Y / TY; ++ty)
+                    for (int tx = 0; tx < X; ++tx) threads.push_back({tx, ty * TY, {}});
+                for (int p = 0; p < RING - 1 && p <= m.last(); ++p) m.issue(p, load);
+                for (auto& t : threads) m.begin(t, in);
+                for (int kl = 0; kl < m.steps; ++kl) {
+                    if (kl + RING - 1 <= m.last()) m.issue(kl + RING - 1, load);
+                    for (auto& t : threads) m.step(t, counted, kl);
+                }
+            }
+    for (size_t n = 0; n < want.size(); ++n) {
+        const T got = out[long(n) - g.pad()];
+        if (std::memcmp(&want[n], &got, sizeof got) != 0) ++o.mismatches;
+    }
+    for (int k = 0; k < g.kcells(); ++k)
+        for (int j = 0; j < g.jcells(); ++j)
+            for (int i = 0; i < kJJ; ++i) {
+                const bool in_range =
+                    i >= r.i0 && i < r.i1 && j >= r.j0 && j < r.j1 && k >= r.k0 && k < r.k1;
+                if (visits[size_t(g.pad() + i + j * kJJ + k * kKK)] != (in_range ? 1 : 0))
+                    ++o.visits_wrong;
+            }
+    return o;
+}
+
+template <class T>
+struct U : sq::AdvecU2i5<T> {
+    const T* ut_out() const { return this->ut; }
+};
+
+template <class F, int X, int Y, int TY, int RING, int LEVELS>
+void expect_exact(uint32_t seed) {
+    const Outcome o = planes_launch<F, F, X, Y, TY, RING, LEVELS>(seed);
+    const std::string what = std::string(F::name) + " " + std::to_string(X) + "x" +
+                             std::to_string(Y) + " tile, " + std::to_string(TY) + " rows, ring " +
+                             std::to_string(RING) + ", " + std::to_string(LEVELS) + " levels";
+    EXPECT_EQ(o.mismatches, 0) << what;
+    EXPECT_EQ(o.visits_wrong, 0) << what;
+    EXPECT_EQ(o.box_faults, 0) << what;
+}
+
+TEST(Planes, AdvecU2i5MatchesTheGlobalFieldsBitForBit) {
+    // Tiles that do and do not divide the grid, march lengths shorter than, equal to and
+    // longer than the column, every ring depth the lookahead allows.
+    expect_exact<U<double>, 16, 4, 1, 5, 7>(1);
+    expect_exact<U<double>, 32, 8, 2, 6, 19>(2);
+    expect_exact<U<double>, 16, 16, 4, 7, 64>(3);
+    expect_exact<U<float>, 16, 4, 2, 5, 5>(4);
+    expect_exact<U<float>, 32, 2, 1, 6, 64>(5);
+}
+
+// Declarations one point or level short: the march must then differ somewhere.
+struct UReachShort : U<double> {
+    SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
+        return n == 0 ? sq::PlaneInput{-3, 3, -2, 3, 0, 0, -3, 3} : U<double>::plane_input(n);
+    }
+};
+struct UWindowShort : U<double> {
+    SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
+        return n == 0 ? sq::PlaneInput{-3, 3, -3, 3, 0, 0, -3, 2} : U<double>::plane_input(n);
+    }
+};
+struct WLevelShort : U<double> {
+    SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
+        return n == 2 ? sq::PlaneInput{-1, 0, 0, 0, 0, 0, 0, -1} : U<double>::plane_input(n);
+    }
+};
+struct VRowShort : U<double> {
+    SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
+        return n == 1 ? sq::PlaneInput{-1, 0, 0, 0, 0, 0, 0, -1} : U<double>::plane_input(n);
+    }
+};
+
+TEST(Planes, ShortDeclarationsAreCaught) {
+    using F = U<double>;
+    EXPECT_EQ((planes_launch<F, F, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<F, UReachShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<F, UWindowShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<F, WLevelShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<F, VRowShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
+}
+
+// Offsets split exactly into (di, dj, dk) over the range a stencil of reach 3 uses.
+TEST(Planes, FlatOffsetsSplitIntoTheirParts) {
+    int wrong = 0;
+    for (int dk = -4; dk <= 4; ++dk)
+        for (int dj = -4; dj <= 4; ++dj)
+            for (int di = -4; di <= 4; ++di) {
+                const int o = di + dj * kJJ + dk * kKK;
+                const int k = sq::plane_nearest(o, kKK), rest = o - k * kKK;
+                const int j = sq::plane_nearest(rest, kJJ);
+                wrong += k != dk || j != dj || rest - j * kJJ != di;
+            }
+    EXPECT_EQ(wrong, 0);
+}
+
+} // namespace
