@@ -299,6 +299,11 @@ __device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
     asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(bytes)
                  : "memory");
 }
+// Arrives on the barrier and announces bytes the copy engine will deliver to its phase.
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
 // Until the phase of the given parity has completed.
 __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
     unsigned done = 0;
@@ -474,7 +479,7 @@ __device__ __forceinline__ void planes_body(const F& g, int nlev,
     __syncthreads();
     auto issue = [&](int p) {
         const unsigned bar = bars + 8u * unsigned(p % ring);
-        mbar_expect_tx(bar, unsigned(M::L::box_total()));
+        mbar_arrive_expect_tx(bar, unsigned(M::L::box_total())); // the barrier's one arrival
         m.issue(p, [&](int q, T* dst, int x, int y, int z) {
             asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx"
                          "::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(smem_addr(dst)),
