@@ -57,28 +57,33 @@ void add_check(std::vector<rt::Runtime::Request>& reqs, std::vector<rt::KernelDe
     std::vector<rt::Config> configs{def.space().default_config()};
     // Samples of the rarer strategies, kinds 0 and 1: staged with stage_fill 0 (cp.async per
     // element) and 1 (bulk rows), kStagedSamples / 2 each where the kernel stages; kind 2:
-    // the planes traversal, kPlaneSamples where the kernel declares plane inputs.
+    // the planes traversal, kPlaneSamples where the kernel declares plane inputs (drawn
+    // inside its subspace: uniform samples of the whole space hit it about once in 10^4).
     const rt::ConfigSpace& space = def.space();
     const int stage = space.param_index("stage"), fill = space.param_index("stage_fill");
-    const int planes = space.param_index("planes");
-    const int want[3] = {stage >= 0 ? kStagedSamples / 2 : 0, stage >= 0 ? kStagedSamples / 2 : 0,
-                         planes >= 0 ? kPlaneSamples : 0};
-    int have[3] = {0, 0, 0};
-    auto kind = [&](const rt::Config& c) {
-        if (planes >= 0 && c[size_t(planes)].as_int() == 1) return 2;
-        if (stage >= 0 && c[size_t(stage)].as_int() == 1) return int(c[size_t(fill)].as_int());
-        return -1;
-    };
-    while (configs.size() < kSamples + 1) {
+    const int want[2] = {stage >= 0 ? kStagedSamples / 2 : 0, stage >= 0 ? kStagedSamples / 2 : 0};
+    int have[2] = {0, 0};
+    while (configs.size() < kSamples + 1 - (space.param_index("planes") >= 0 ? kPlaneSamples : 0)) {
         auto c = space.sample(rng, gpu::problem_of(r), runtime()->device());
         if (!c) continue;
-        const int k = kind(*c);
-        int missing = 0;
-        for (int n = 0; n < 3; ++n) missing += std::max(want[n] - have[n], 0);
+        const int k =
+            stage >= 0 && (*c)[size_t(stage)].as_int() == 1 ? int((*c)[size_t(fill)].as_int()) : -1;
+        const int missing = std::max(want[0] - have[0], 0) + std::max(want[1] - have[1], 0);
         const bool needed = k >= 0 && have[k] < want[k];
         if (!needed && int(kSamples + 1 - configs.size()) <= missing) continue;
         if (k >= 0) ++have[k];
         configs.push_back(*c);
+    }
+    while (configs.size() < kSamples + 1) {
+        auto c = space.sample(rng, gpu::problem_of(r), runtime()->device());
+        if (!c) continue;
+        nlohmann::json j = space.config_to_json(*c);
+        for (const char* one : {"planes", "block_z", "tile_x", "tile_z", "march_y", "march_z"})
+            j[one] = 1;
+        j["stage"] = 0, j["defer"] = 0, j["stage_fill"] = 0, j["stage_levels"] = 64;
+        j["stage_depth"] = 2, j["contig_y"] = j["tile_y"].get<int>() > 1 ? 1 : 0;
+        const rt::Config p = space.config_from_json(j);
+        if (space.is_valid(p, gpu::problem_of(r), runtime()->device())) configs.push_back(p);
     }
     for (const auto& c : configs) reqs.push_back({nullptr, gpu::problem_of(r), c});
     const size_t index = defs.size() - 1;

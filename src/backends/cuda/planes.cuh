@@ -124,6 +124,7 @@ struct PlaneMarch {
     static constexpr int inputs = L::inputs;
     static constexpr int W = L::max_window();  // longest register window
     static constexpr int NP = L::max_planes(); // most plane levels of an input
+    static constexpr int prefetch = 2;         // levels ahead of the output's prefetch
     static_assert(RING >= L::lookahead() + 2, "the ring must hold lookahead + 2 levels");
 
     unsigned char* smem;
@@ -173,12 +174,19 @@ struct PlaneMarch {
     }
     // Step kl: slides the windows and computes the thread's points of level kb + kl.
     // Slots kl .. kl + lookahead must have arrived. G: F or a kernel derived from it.
+    // The element store() updates (F::plane_output) is prefetched `prefetch` levels ahead:
+    // otherwise every level waits for its read from DRAM.
     template <class G>
     SQ_HD void step(Thread& t, const G& g, int kl) const {
         const int k = kb + kl;
         SQ_PLANE_LOOP
         for (int r = 0; r < TY; ++r) {
             const int jl = t.jl0 + r;
+#if defined(__CUDA_ARCH__)
+            if (kl + prefetch < steps && inside(t, r))
+                asm volatile("prefetch.global.L1 [%0];" ::"l"(
+                    g.plane_output(I0 + ci + t.il, J0 + cj + jl, k + prefetch)));
+#endif
             const T* planes[inputs][NP];
             SQ_PLANE_LOOP
             for (int q = 0; q < inputs; ++q) {
