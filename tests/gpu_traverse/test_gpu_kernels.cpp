@@ -80,8 +80,8 @@ void add_check(std::vector<rt::Runtime::Request>& reqs, std::vector<rt::KernelDe
         nlohmann::json j = space.config_to_json(*c);
         for (const char* one : {"planes", "block_z", "tile_x", "tile_z", "march_y", "march_z"})
             j[one] = 1;
-        j["stage"] = 0, j["defer"] = 0, j["stage_fill"] = 0, j["stage_levels"] = 64;
-        j["stage_depth"] = 2, j["contig_y"] = j["tile_y"].get<int>() > 1 ? 1 : 0;
+        j["contig_x"] = 0, j["contig_z"] = 0, j["stage"] = 0, j["defer"] = 0, j["stage_fill"] = 0;
+        j["contig_y"] = j["tile_y"].get<int>() > 1 ? 1 : 0;
         const rt::Config p = space.config_from_json(j);
         if (space.is_valid(p, gpu::problem_of(r), runtime()->device())) configs.push_back(p);
     }

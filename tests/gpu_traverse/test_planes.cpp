@@ -31,6 +31,18 @@ struct Outcome {
     long mismatches = 0, visits_wrong = 0, box_faults = 0;
 };
 
+// P with a count of the points computed (value_with is called once per point).
+template <class P, typename T>
+struct Counting : P {
+    std::vector<int>* visits;
+    long pad;
+    template <class In>
+    T value_with(const In& in, int i, int j, int k) const {
+        ++(*visits)[size_t(pad + i + j * kJJ + k * kKK)];
+        return P::value_with(in, i, j, k);
+    }
+};
+
 // F: the kernel computed; P: the declarations the march uses (F or a variant with other
 // plane inputs). X, Y, TY, RING, LEVELS as the tunables block_x, block_y * tile_y, tile_y,
 // plane_ring and plane_levels.
@@ -60,15 +72,7 @@ Outcome planes_launch(uint32_t seed) {
             for (int i = r.i0; i < r.i1; ++i)
                 want[size_t(g.pad() + i + j * kJJ + k * kKK)] += f.value(i, j, k);
     std::vector<int> visits(want.size(), 0);
-    struct Counting : P {
-        std::vector<int>* visits;
-        long pad;
-        void store(int i, int j, int k, T v) const {
-            ++(*visits)[size_t(pad + i + j * kJJ + k * kKK)];
-            P::store(i, j, k, v);
-        }
-    };
-    Counting counted{marched, &visits, g.pad()};
+    Counting<P, T> counted{marched, &visits, g.pad()};
 
     const T* in[L::inputs];
     f.plane_arrays(in);
@@ -101,9 +105,9 @@ Outcome planes_launch(uint32_t seed) {
                 const M m{ring, ci, cj, ni, nj, r.k0 + ck, std::min(LEVELS, nk - ck), nlev};
                 std::vector<typename M::Thread> threads;
                 for (int ty = 0; ty < Y / TY; ++ty)
-                    for (int tx = 0; tx < X; ++tx) threads.push_back({tx, ty * TY, {}});
+                    for (int tx = 0; tx < X; ++tx) threads.push_back({tx, ty * TY, {}, {}});
                 for (int p = 0; p < RING - 1 && p <= m.last(); ++p) m.issue(p, load);
-                for (auto& t : threads) m.begin(t, in);
+                for (auto& t : threads) m.begin(t, counted, in);
                 for (int kl = 0; kl < m.steps; ++kl) {
                     if (kl + RING - 1 <= m.last()) m.issue(kl + RING - 1, load);
                     for (auto& t : threads) m.step(t, counted, kl);

@@ -227,7 +227,10 @@ void add_stage_fill(rt::KernelDef& d, const KernelType& t) {
 // block_x x (block_y * tile_y) column tile, one thread per column, its inputs' planes
 // brought in by the copy engine into a ring of plane_ring levels, through tensor maps the
 // runtime encodes at launch (origin plane_shift elements left of the range's first column,
-// extents the whole array). Declared after every other tunable.
+// extents the whole array). Declared after every other tunable. plane_ring and plane_levels
+// are left free when planes == 0 (they change nothing then, and the program text is the
+// same): a restriction pinning them would leave so few valid points in the raw space that
+// uniform sampling falls back to enumerating it.
 void add_planes(rt::KernelDef& d, const KernelType& t) {
     const int size = t.prec == "float" ? 4 : 8, ring = t.plane_lookahead + 2;
     std::string slot, boxes;
@@ -244,13 +247,12 @@ void add_planes(rt::KernelDef& d, const KernelType& t) {
         .restriction("planes == 0 || (block_z == 1 && tile_x == 1 && tile_z == 1 && "
                      "march_y == 1 && march_z == 1 && stage == 0 && defer == 0 && "
                      "(tile_y == 1 || contig_y == 1))")
-        .restriction(fmt::format("planes == 1 || (plane_ring == {} && plane_levels == 128)", ring))
         .restriction("planes == 0 || device.compute_capability >= 90")
         .restriction("planes == 0 || (1" + boxes + ")")
         .restriction(bytes + " + 8 * plane_ring <= device.max_shared_memory_per_block_optin")
         .shared_memory(bytes)
         .define("SQ_PLANES", rt::expr("planes"))
-        .define("SQ_PLANE_RING", rt::expr("plane_ring"));
+        .define("SQ_PLANE_RING", rt::expr("planes ? plane_ring : 0"));
 }
 
 // The tensor maps of the planes traversal's inputs (after the arguments they refer to).

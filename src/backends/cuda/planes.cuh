@@ -124,7 +124,6 @@ struct PlaneMarch {
     static constexpr int inputs = L::inputs;
     static constexpr int W = L::max_window();  // longest register window
     static constexpr int NP = L::max_planes(); // most plane levels of an input
-    static constexpr int prefetch = 2;         // levels ahead of the output's prefetch
     static_assert(RING >= L::lookahead() + 2, "the ring must hold lookahead + 2 levels");
 
     unsigned char* smem;
@@ -152,15 +151,20 @@ struct PlaneMarch {
     struct Thread {
         int il, jl0;
         T win[TY][inputs][W];
+        T next[TY]; // the output at the next level, read a level ahead
     };
     SQ_HD bool inside(const Thread& t, int r) const {
         return ci + t.il < ni && cj + t.jl0 + r < nj;
     }
-    // Fills each window but its top (levels kb + zlo .. kb + zhi - 1) from the fields.
-    SQ_HD void begin(Thread& t, const T* const (&in)[inputs]) const {
+    // Fills each window but its top (levels kb + zlo .. kb + zhi - 1) from the fields, and
+    // reads the output at the first level.
+    template <class G>
+    SQ_HD void begin(Thread& t, const G& g, const T* const (&in)[inputs]) const {
         SQ_PLANE_LOOP
         for (int r = 0; r < TY; ++r) {
             const int ij = (I0 + ci + t.il) + (J0 + cj + t.jl0 + r) * JJ;
+            t.next[r] =
+                inside(t, r) ? *g.plane_output(I0 + ci + t.il, J0 + cj + t.jl0 + r, kb) : T(0);
             SQ_PLANE_LOOP
             for (int q = 0; q < inputs; ++q) {
                 SQ_PLANE_LOOP
@@ -174,19 +178,17 @@ struct PlaneMarch {
     }
     // Step kl: slides the windows and computes the thread's points of level kb + kl.
     // Slots kl .. kl + lookahead must have arrived. G: F or a kernel derived from it.
-    // The element store() updates (F::plane_output) is prefetched `prefetch` levels ahead:
-    // otherwise every level waits for its read from DRAM.
+    // The output (F::plane_output: store(i, j, k, v) adds v to that element) is read a level
+    // ahead, as the march's loads are: otherwise every level waits for a read from DRAM.
     template <class G>
     SQ_HD void step(Thread& t, const G& g, int kl) const {
         const int k = kb + kl;
         SQ_PLANE_LOOP
         for (int r = 0; r < TY; ++r) {
             const int jl = t.jl0 + r;
-#if defined(__CUDA_ARCH__)
-            if (kl + prefetch < steps && inside(t, r))
-                asm volatile("prefetch.global.L1 [%0];" ::"l"(
-                    g.plane_output(I0 + ci + t.il, J0 + cj + jl, k + prefetch)));
-#endif
+            const int i = I0 + ci + t.il, j = J0 + cj + jl;
+            const T old = t.next[r];
+            if (kl + 1 < steps && inside(t, r)) t.next[r] = *g.plane_output(i, j, k + 1);
             const T* planes[inputs][NP];
             SQ_PLANE_LOOP
             for (int q = 0; q < inputs; ++q) {
@@ -200,7 +202,6 @@ struct PlaneMarch {
                 }
             }
             if (!inside(t, r)) continue;
-            const int i = I0 + ci + t.il, j = J0 + cj + jl;
             const int ijk = i + j * JJ + k * KK;
             auto in = [&](int q, const T*) {
                 const PlaneInput d = L::in(q);
@@ -211,7 +212,7 @@ struct PlaneMarch {
                                            d.zhi,     L::planes_of(q),
                                            -at,       L::width(q) * L::height(q) - at};
             };
-            g.store(i, j, k, g.value_with(in, i, j, k));
+            *g.plane_output(i, j, k) = old + g.value_with(in, i, j, k);
         }
     }
 };

@@ -490,10 +490,10 @@ __device__ __forceinline__ void planes_body(const F& g, int nlev,
     };
     if (leader)
         for (int p = 0; p < ring - 1 && p <= m.last(); ++p) issue(p);
-    typename M::Thread t{int(threadIdx.x), int(threadIdx.y) * SQ_TY, {}};
+    typename M::Thread t{int(threadIdx.x), int(threadIdx.y) * SQ_TY, {}, {}};
     const T* in[F::plane_inputs];
     g.plane_arrays(in);
-    m.begin(t, in);
+    m.begin(t, g, in);
     SQ_MARCH_LOOP
     for (int kl = 0; kl < m.steps; ++kl) {
         __syncthreads(); // every thread is done with level kl - 1: its slot is free
