@@ -241,3 +241,66 @@ TEST(GpuKernelsWisdom, ShippedH200RecordsForEveryTunableKernel) {
 }
 
 } // namespace
+
+namespace {
+
+// The dynamic shared memory each strategy launches with: none for the plain traversal,
+// the staged planes (stage.cuh: StageCount) for `stage`, the ring of boxes plus the
+// alignment slack (planes.cuh: PlaneLayout) for `planes`. Both strategies live in one
+// space, so one expression must serve both (a second one once replaced the first and the
+// staged kernels ran with none: an illegal address on the GPU).
+template <class F>
+void check_shared_memory(int& kernels) {
+    using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
+    const F f = blank_kernel<F>(kGrid);
+    const sq::Range3 r = kGrid.range(F::name);
+    const rt::KernelDef d = gpu::def_for(r, f);
+    const rt::ConfigSpace& space = d.space();
+    const rt::DeviceInfo dev = rt::DeviceInfo::for_arch("sm_90");
+    const rt::ProblemSize p = gpu::problem_of(r);
+    auto smem = [&](const nlohmann::json& j) {
+        const rt::Config c = space.config_from_json(j);
+        EXPECT_TRUE(space.is_valid(c, p, dev)) << d.key() << " " << j;
+        return d.geometry(c, p, dev).shared_mem;
+    };
+    EXPECT_EQ(smem(nlohmann::json::object()), 0u) << d.key();
+    for (int fill : {0, 1}) {
+        sq::StageCount count{2};
+        F::staged_inputs(count, f);
+        const int lx = sq::stage_reach_x(F::stage_reach, int(sizeof(T)), fill == 1);
+        const size_t want =
+            size_t(count.planes) * size_t(32 + 2 * lx) * size_t(8 + 2 * F::stage_reach) * sizeof(T);
+        EXPECT_EQ(smem({{"block_x", 32},
+                        {"block_y", 8},
+                        {"defer", 1},
+                        {"stage", 1},
+                        {"stage_levels", 64},
+                        {"stage_depth", 2},
+                        {"stage_fill", fill}}),
+                  want)
+            << d.key() << " staged, fill " << fill;
+    }
+    if constexpr (requires { F::plane_inputs; }) {
+        const size_t want = 6 * sq::PlaneLayout<F, 64, 8, int(sizeof(T))>::slot_bytes + 128;
+        EXPECT_EQ(smem({{"planes", 1},
+                        {"block_x", 64},
+                        {"block_y", 4},
+                        {"tile_y", 2},
+                        {"contig_y", 1},
+                        {"plane_ring", 6}}),
+                  want)
+            << d.key() << " planes";
+    }
+    ++kernels;
+}
+
+TEST(GpuKernelsNvrtc, SharedMemoryOfEachStrategy) {
+    int kernels = 0;
+    check_shared_memory<sq::AdvecU2i5<double>>(kernels);
+    check_shared_memory<sq::AdvecU2i5<float>>(kernels);
+    check_shared_memory<sq::AdvecV2i5<double>>(kernels);
+    check_shared_memory<sq::DiffUVWSmag<float>>(kernels);
+    EXPECT_EQ(kernels, 4);
+}
+
+} // namespace

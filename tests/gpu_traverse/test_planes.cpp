@@ -152,6 +152,10 @@ TEST(Planes, AdvecU2i5MatchesTheGlobalFieldsBitForBit) {
     expect_exact<U<double>, 16, 16, 4, 7, 64>(3);
     expect_exact<U<float>, 16, 4, 2, 5, 5>(4);
     expect_exact<U<float>, 32, 2, 1, 6, 64>(5);
+    // Tiles larger than the grid, many rows per thread.
+    expect_exact<U<double>, 128, 16, 8, 7, 32>(6);
+    expect_exact<U<double>, 16, 64, 4, 6, 512>(7);
+    expect_exact<U<float>, 64, 32, 8, 5, 3>(8);
 }
 
 // Declarations one point or level short: the march must then differ somewhere.

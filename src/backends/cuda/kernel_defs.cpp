@@ -207,7 +207,8 @@ void add_staging(rt::KernelDef& d) {
 // (sm_90), for which the box reaches lx, the reach rounded up to 16 bytes, to each side in
 // x and whose mbarriers take 8 bytes per level in flight besides. Declared after every
 // other tunable, so older wisdom files stay a prefix of the parameter list.
-void add_stage_fill(rt::KernelDef& d, const KernelType& t) {
+// Returns the dynamic shared memory it needs (0 unless stage == 1).
+std::string add_stage_fill(rt::KernelDef& d, const KernelType& t) {
     const int size = t.prec == "float" ? 4 : 8, reach = t.stage_reach;
     const std::string bytes = fmt::format(
         "stage * {} * (block_x * tile_x + (stage_fill ? {} : {})) * (block_y * tile_y + {}) * "
@@ -219,8 +220,8 @@ void add_stage_fill(rt::KernelDef& d, const KernelType& t) {
         .restriction("stage_fill == 0 || device.compute_capability >= 90")
         .restriction(bytes + " + 8 * (stage_depth + 1) * stage_fill <= " +
                      "device.max_shared_memory_per_block_optin")
-        .shared_memory(bytes)
         .define("SQ_STAGE_FILL", rt::expr("stage_fill"));
+    return bytes;
 }
 
 // The planes traversal (planes.cuh, sm_90): a block marches plane_levels levels of a
@@ -231,7 +232,8 @@ void add_stage_fill(rt::KernelDef& d, const KernelType& t) {
 // are left free when planes == 0 (they change nothing then, and the program text is the
 // same): a restriction pinning them would leave so few valid points in the raw space that
 // uniform sampling falls back to enumerating it.
-void add_planes(rt::KernelDef& d, const KernelType& t) {
+// Returns the dynamic shared memory it needs (0 unless planes == 1).
+std::string add_planes(rt::KernelDef& d, const KernelType& t) {
     const int size = t.prec == "float" ? 4 : 8, ring = t.plane_lookahead + 2;
     std::string slot, boxes;
     for (const KernelType::PlaneBox& b : t.plane_boxes) {
@@ -250,9 +252,9 @@ void add_planes(rt::KernelDef& d, const KernelType& t) {
         .restriction("planes == 0 || device.compute_capability >= 90")
         .restriction("planes == 0 || (1" + boxes + ")")
         .restriction(bytes + " + 8 * plane_ring <= device.max_shared_memory_per_block_optin")
-        .shared_memory(bytes)
         .define("SQ_PLANES", rt::expr("planes"))
         .define("SQ_PLANE_RING", rt::expr("planes ? plane_ring : 0"));
+    return bytes;
 }
 
 // The tensor maps of the planes traversal's inputs (after the arguments they refer to).
@@ -314,11 +316,15 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
     // Block-order swizzle (traverse.cuh, trav_split): neighbours along the two slower axes
     // of perm run close together in time, so the halos they share are still in L2.
     d.tune("group", values(sp::group), 1).define("SQ_GROUP", rt::expr("group"));
-    if (stageable) add_stage_fill(d, t);
+    // One shared-memory expression for both strategies (each is 0 when off): a second
+    // shared_memory() call would replace the first.
+    std::string smem;
+    if (stageable) smem = add_stage_fill(d, t);
     if (planes) {
-        add_planes(d, t);
+        smem = "(" + smem + ") + (" + add_planes(d, t) + ")";
         levels = "(planes ? plane_levels : " + levels + ")";
     }
+    if (!smem.empty()) d.shared_memory(smem);
     const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
                              {"SQ_TX", "tile_x"},     {"SQ_TY", "tile_y"},   {"SQ_TZ", "tile_z"},
                              {"SQ_CX", "contig_x"},   {"SQ_CY", "contig_y"}, {"SQ_CZ", "contig_z"},
