@@ -85,18 +85,14 @@ struct PlaneInput {
 // ---- math ----
 // Precision-exact wrappers: on the host <cmath> puts only the double overloads in the global
 // namespace, so an unqualified sqrt(float) would silently compute in double.
-SQ_HD float sqrt_(float a) {
-    return sqrtf(a);
-}
-SQ_HD double sqrt_(double a) {
-    return sqrt(a);
-}
-SQ_HD float cbrt_(float a) {
-    return cbrtf(a);
-}
-SQ_HD double cbrt_(double a) {
-    return cbrt(a);
-}
+// clang-format off
+SQ_HD float sqrt_(float a) { return sqrtf(a); }
+SQ_HD double sqrt_(double a) { return sqrt(a); }
+SQ_HD float cbrt_(float a) { return cbrtf(a); }
+SQ_HD double cbrt_(double a) { return cbrt(a); }
+SQ_HD float log_(float a) { return logf(a); }
+SQ_HD double log_(double a) { return log(a); }
+// clang-format on
 template <typename T>
 SQ_HD T sqr_(T a) {
     return a * a;

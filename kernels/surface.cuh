@@ -31,55 +31,35 @@ SQ_HD constexpr T umin_default() {
     return T(0.1);
 }
 
-// --- float/double math, private to this header -----------------------------------------
-SQ_HD float msqrt(float x) {
-    return sqrtf(x);
-}
-SQ_HD double msqrt(double x) {
-    return sqrt(x);
-}
-SQ_HD float mlog(float x) {
-    return logf(x);
-}
-SQ_HD double mlog(double x) {
-    return log(x);
-}
-SQ_HD float mcbrt(float x) {
-    return cbrtf(x);
-}
-SQ_HD double mcbrt(double x) {
-    return cbrt(x);
-}
-
 // |zeta|^(2/3) without pow: cbrt(zeta^2).
 template <typename T>
 SQ_HD T abs_pow23(T zeta) {
-    return mcbrt(zeta * zeta);
+    return cbrt_(zeta * zeta);
 }
 
 // --- similarity functions ---------------------------------------------------------------
 template <typename T>
 SQ_HD T phi_m(T zeta) {
-    if (zeta <= T(0)) return T(1) / msqrt(T(1) + T(3.6) * abs_pow23(zeta));
+    if (zeta <= T(0)) return T(1) / sqrt_(T(1) + T(3.6) * abs_pow23(zeta));
     return T(1) + T(5) * zeta;
 }
 
 template <typename T>
 SQ_HD T phi_h(T zeta) {
-    if (zeta <= T(0)) return T(1) / msqrt(T(1) + T(7.9) * abs_pow23(zeta));
+    if (zeta <= T(0)) return T(1) / sqrt_(T(1) + T(7.9) * abs_pow23(zeta));
     const T a = T(1) + T(4) * zeta;
     return a * a;
 }
 
 template <typename T>
 SQ_HD T psi_m(T zeta) {
-    if (zeta <= T(0)) return T(3) * mlog(T(0.5) * (T(1) + msqrt(T(1) + T(3.6) * abs_pow23(zeta))));
+    if (zeta <= T(0)) return T(3) * log_(T(0.5) * (T(1) + sqrt_(T(1) + T(3.6) * abs_pow23(zeta))));
     return T(-5) * zeta;
 }
 
 template <typename T>
 SQ_HD T psi_h(T zeta) {
-    if (zeta <= T(0)) return T(3) * mlog(T(0.5) * (T(1) + msqrt(T(1) + T(7.9) * abs_pow23(zeta))));
+    if (zeta <= T(0)) return T(3) * log_(T(0.5) * (T(1) + sqrt_(T(1) + T(7.9) * abs_pow23(zeta))));
     return T(-8) * zeta * (T(1) + zeta);
 }
 
@@ -93,13 +73,13 @@ SQ_HD T fm_log(T log_z1_z0m, T z1, T z0m, T obuk_inv) {
 }
 template <typename T>
 SQ_HD T fm(T z1, T z0m, T obuk_inv) {
-    return fm_log(mlog(z1 / z0m), z1, z0m, obuk_inv);
+    return fm_log(log_(z1 / z0m), z1, z0m, obuk_inv);
 }
 
 // fh = kappa / (ln(z1/z0h) - psi_h(z1/L) + psi_h(z0h/L)): scalar flux = -u* fh (s1 - s_0).
 template <typename T>
 SQ_HD T fh(T z1, T z0h, T obuk_inv) {
-    return kappa_vk<T>() / (mlog(z1 / z0h) - psi_h(z1 * obuk_inv) + psi_h(z0h * obuk_inv));
+    return kappa_vk<T>() / (log_(z1 / z0h) - psi_h(z1 * obuk_inv) + psi_h(z0h * obuk_inv));
 }
 
 // --- Obukhov length -----------------------------------------------------------------------
@@ -129,7 +109,7 @@ SQ_HD T most_g(T zeta, T log_z1_z0m, T z1, T z0m, T rb) {
 // zeta* = A/(2B), the most stable state the surface layer can carry (see above).
 template <typename T>
 SQ_HD T zeta_stable_max(T z1, T z0m) {
-    const T A = mlog(z1 / z0m), B = T(5) * (T(1) - z0m / z1);
+    const T A = log_(z1 / z0m), B = T(5) * (T(1) - z0m / z1);
     return A / (T(2) * B);
 }
 
@@ -137,7 +117,7 @@ SQ_HD T zeta_stable_max(T z1, T z0m) {
 template <typename T>
 SQ_HD ObukResult<T> solve_obukhov(T U, T b0, T z1, T z0m) {
     const T kap = kappa_vk<T>();
-    const T log_z = mlog(z1 / z0m);
+    const T log_z = log_(z1 / z0m);
     const T f0 = fm_log(log_z, z1, z0m, T(0));
     ObukResult<T> r;
     if (b0 == T(0)) {
@@ -217,7 +197,7 @@ struct SurfaceMost {
         const int ijk = ij + kstart * kk;
         const T du = interp2(u[ijk], u[ijk + 1]) - ubot;
         const T dv = interp2(v[ijk], v[ijk + jj]) - vbot;
-        const T U = max_(most::msqrt(du * du + dv * dv), umin);
+        const T U = max_(sqrt_(du * du + dv * dv), umin);
         const T b0 = sfluxbot ? g_over_thref * sfluxbot[ij] : T(0);
         const most::ObukResult<T> r = most::solve_obukhov(U, b0, z1, z0m);
         ustar[ij] = r.ustar;

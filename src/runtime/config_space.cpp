@@ -195,12 +195,17 @@ std::vector<Config> ConfigSpace::neighbours(const Config& c, const ProblemSize& 
 
 std::optional<Config> ConfigSpace::sample(std::mt19937_64& rng, const ProblemSize& p,
                                           const DeviceInfo& d) const {
+    // The exact fallback visits every raw point: fine up to this many (seconds); past it a
+    // sparse space gets many more rejection draws instead (the 3-D traversal's raw space
+    // has ~10^12 points, an enumeration would take days).
+    constexpr uint64_t enumerable = 50'000'000;
     const uint64_t raw = raw_size();
     if (raw != std::numeric_limits<uint64_t>::max()) {
         std::uniform_int_distribution<uint64_t> pick(0, raw - 1);
         std::vector<Value> slots;
         fill_slots(slots, default_config(), p, d);
-        for (int attempt = 0; attempt < 20000; ++attempt) {
+        const int attempts = raw <= enumerable ? 20'000 : 2'000'000;
+        for (int attempt = 0; attempt < attempts; ++attempt) {
             Config c = raw_config(pick(rng));
             for (size_t i = 0; i < c.values.size(); ++i) slots[param_slot + i] = c.values[i];
             bool ok = true;
@@ -213,6 +218,7 @@ std::optional<Config> ConfigSpace::sample(std::mt19937_64& rng, const ProblemSiz
             if (ok) return c;
         }
     }
+    if (raw > enumerable) return std::nullopt; // too sparse to hit, too large to enumerate
     // Sparse space: reservoir sampling over the exact enumeration is still uniform.
     std::optional<Config> chosen;
     uint64_t seen = 0;

@@ -78,7 +78,9 @@ public:
     std::vector<Config> enumerate(const ProblemSize& p, const DeviceInfo& d,
                                   size_t limit = SIZE_MAX) const;
     // Uniform over the valid configurations (rejection sampling, with an exact
-    // reservoir fallback for sparse spaces). nullopt when no configuration is valid.
+    // reservoir fallback for sparse spaces of up to 5 x 10^7 raw points). nullopt when no
+    // configuration is valid, or when a larger space is so sparse that 2 x 10^6 draws
+    // found none (sample again, or narrow the space: an enumeration would not end).
     std::optional<Config> sample(std::mt19937_64& rng, const ProblemSize& p,
                                  const DeviceInfo& d) const;
 

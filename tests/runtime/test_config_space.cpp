@@ -137,6 +137,27 @@ TEST(ConfigSpace, SamplingIsValidAndCoversTheSpace) {
     }
 }
 
+// A raw space too large to enumerate: sparse but reachable valid points are still drawn
+// (and valid); with practically none the call returns nullopt instead of enumerating
+// 10^12 points (which once left a GPU test running for hours).
+TEST(ConfigSpace, HugeSparseSpaceSamplesWithoutEnumerating) {
+    ConfigSpace s;
+    std::vector<Value> vals;
+    for (int i = 0; i < 1000; ++i) vals.push_back(i);
+    for (const char* n : {"a", "b", "c", "d"}) s.add_param(n, vals, 0);
+    s.add_restriction("a < 10 || (a == 500 && b == 7)"); // 1 in 100 reachable
+    std::mt19937_64 rng(5);
+    for (int n = 0; n < 20; ++n) {
+        auto c = s.sample(rng, {}, {});
+        ASSERT_TRUE(c.has_value());
+        EXPECT_TRUE(s.is_valid(*c, {}, {}));
+    }
+    ConfigSpace t;
+    for (const char* n : {"a", "b", "c", "d"}) t.add_param(n, vals, 0);
+    t.add_restriction("a == 7 && b == 11 && c == 13 && d == 17"); // 1 in 10^12
+    EXPECT_FALSE(t.sample(rng, {}, {}).has_value());
+}
+
 TEST(ConfigSpace, SparseSpaceSamplingFallsBackToExact) {
     ConfigSpace s;
     std::vector<Value> vals;
