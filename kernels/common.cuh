@@ -46,11 +46,11 @@ SQ_HD T abs_(T a) {
     return a < T(0) ? -a : a;
 }
 template <typename T>
-SQ_HD T min_(T a, T b) {
+SQ_HD constexpr T min_(T a, T b) {
     return a < b ? a : b;
 }
 template <typename T>
-SQ_HD T max_(T a, T b) {
+SQ_HD constexpr T max_(T a, T b) {
     return a > b ? a : b;
 }
 

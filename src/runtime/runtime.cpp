@@ -78,11 +78,7 @@ void KernelInstance::launch_with_maps(StreamHandle stream, void** params, size_t
         const DevicePtr origin = array + DevicePtr(t.offset * (long long)t.elem_bytes);
         drv.encode_tensor_map(encoded + 128 * m, origin, t.elem_bytes, t.dims, t.box);
     }
-    const int rc =
-        launch_fn_(function_, geom_.grid[0], geom_.grid[1], geom_.grid[2], geom_.block[0],
-                   geom_.block[1], geom_.block[2], geom_.shared_mem, stream, all, nullptr);
-    if (rc != 0) [[unlikely]]
-        launch_failed(rc);
+    launch_now(stream, all);
 }
 
 Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {

@@ -54,11 +54,7 @@ public:
             launch_with_maps(stream, params, count);
             return;
         }
-        int rc =
-            launch_fn_(function_, geom_.grid[0], geom_.grid[1], geom_.grid[2], geom_.block[0],
-                       geom_.block[1], geom_.block[2], geom_.shared_mem, stream, params, nullptr);
-        if (rc != 0) [[unlikely]]
-            launch_failed(rc);
+        launch_now(stream, params);
     }
 
     bool valid() const { return function_ != nullptr; }
@@ -72,6 +68,14 @@ public:
 private:
     friend class Runtime;
     [[gnu::noinline, gnu::cold]] void launch_failed(int rc) const;
+    // cuLaunchKernel with the instance's geometry and exactly these parameters.
+    void launch_now(StreamHandle stream, void** params) const {
+        const int rc =
+            launch_fn_(function_, geom_.grid[0], geom_.grid[1], geom_.grid[2], geom_.block[0],
+                       geom_.block[1], geom_.block[2], geom_.shared_mem, stream, params, nullptr);
+        if (rc != 0) [[unlikely]]
+            launch_failed(rc);
+    }
     [[gnu::noinline]] void launch_observed(StreamHandle stream, void** params, size_t count) const;
     // Appends the tensor maps (KernelDef::tensor_map), encoded for these arguments.
     [[gnu::noinline]] void launch_with_maps(StreamHandle stream, void** params, size_t count) const;

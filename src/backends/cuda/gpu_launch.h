@@ -113,8 +113,7 @@ void plane_boxes(KernelType& t) {
     using L = sq::PlaneLayout<F, 0, 0, int(sizeof(T))>;
     for (int q = 0; q < F::plane_inputs; ++q) {
         const int member = int(reinterpret_cast<uintptr_t>(in[q]) / 4096) - 1;
-        const sq::PlaneInput d = F::plane_input(q);
-        t.plane_boxes.push_back({member, L::left(q), L::width(q) + L::left(q), d.ylo, d.yhi});
+        t.plane_boxes.push_back({member, L::width(q), L::height(q)}); // a 0 x 0 tile's box
     }
     t.plane_lookahead = L::lookahead(), t.plane_shift = L::shift();
 }

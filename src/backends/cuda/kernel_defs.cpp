@@ -238,9 +238,9 @@ std::string add_planes(rt::KernelDef& d, const KernelType& t) {
     std::string slot, boxes;
     for (const KernelType::PlaneBox& b : t.plane_boxes) {
         slot += fmt::format("{}ceil_div((block_x + {}) * (block_y * tile_y + {}) * {}, 128) * 128",
-                            slot.empty() ? "" : " + ", b.right - b.left, b.yhi - b.ylo, size);
-        boxes += fmt::format(" && block_x + {} <= 256 && block_y * tile_y + {} <= 256",
-                             b.right - b.left, b.yhi - b.ylo);
+                            slot.empty() ? "" : " + ", b.extra_x, b.extra_y, size);
+        boxes += fmt::format(" && block_x + {} <= 256 && block_y * tile_y + {} <= 256", b.extra_x,
+                             b.extra_y);
     }
     const std::string bytes = fmt::format("planes * (plane_ring * ({}) + 128)", slot);
     d.tune("planes", {0, 1}, 0)
@@ -263,8 +263,8 @@ void add_plane_maps(rt::KernelDef& d, const KernelType& t, const Variant& v) {
     const long long jj = v.jj, rows = v.kk / v.jj, levels = v.range.k1 + 1;
     for (const KernelType::PlaneBox& b : t.plane_boxes)
         d.tensor_map(members[size_t(b.member)].name, v.range.i0 - t.plane_shift, {jj, rows, levels},
-                     {fmt::format("block_x + {}", b.right - b.left),
-                      fmt::format("block_y * tile_y + {}", b.yhi - b.ylo), "1"},
+                     {fmt::format("block_x + {}", b.extra_x),
+                      fmt::format("block_y * tile_y + {}", b.extra_y), "1"},
                      "planes");
 }
 
@@ -452,7 +452,7 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     }
     d.arg_scalar("sq_nlev", rt::DType::i32);
     d.define("SQ_FLAT_PARAMS", params).define("SQ_FLAT_INIT", init);
-    if (t.deferrable && t.stage_reach >= 0 && !t.plane_boxes.empty()) add_plane_maps(d, t, v);
+    if (d.space().param_index("planes") >= 0) add_plane_maps(d, t, v);
     return d;
 }
 

@@ -27,11 +27,11 @@ struct KernelType {
     int stage_reach = -1;
     int stage_planes = 0, stage_fields = 0;
     // The planes traversal (planes.cuh), for kernels that declare plane_inputs: each
-    // input's table member and box (x from left to X + right, y from ylo to Y + yhi for an
-    // X x Y tile), the levels read ahead and the tensor maps' origin shift (elements left
-    // of the range's first column).
+    // input's table member and box ((X + extra_x) x (Y + extra_y) for an X x Y tile), the
+    // levels read ahead and the tensor maps' origin shift (elements left of the range's
+    // first column).
     struct PlaneBox {
-        int member, left, right, ylo, yhi;
+        int member, extra_x, extra_y;
     };
     std::vector<PlaneBox> plane_boxes{};
     int plane_lookahead = 0, plane_shift = 0;

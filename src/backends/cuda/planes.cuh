@@ -29,10 +29,6 @@
 
 namespace sq {
 
-SQ_HD constexpr int plane_max(int a, int b) {
-    return a > b ? a : b;
-}
-
 // The nearest multiple count of m to o (|remainder| <= m / 2): splits a flat offset into
 // level, row and column when every part is less than half the stride below it.
 SQ_HD constexpr int plane_nearest(int o, int m) {
@@ -95,24 +91,24 @@ struct PlaneLayout {
         return has_window(q) ? in(q).zhi - in(q).zlo + 1 : 0;
     }
     SQ_HD static constexpr int max_window(int q = 0) {
-        return q == inputs ? 1 : plane_max(window(q), max_window(q + 1));
+        return q == inputs ? 1 : max_(window(q), max_window(q + 1));
     }
     SQ_HD static constexpr int max_planes(int q = 0) {
-        return q == inputs ? 1 : plane_max(planes_of(q), max_planes(q + 1));
+        return q == inputs ? 1 : max_(planes_of(q), max_planes(q + 1));
     }
     // Levels past the one computed that must have arrived: planes up to phi, and the
     // window's new top zhi (taken from the ring, so the input needs a plane there too).
     SQ_HD static constexpr int ahead(int q) {
-        return (has_window(q) ? plane_max(in(q).phi, in(q).zhi) : in(q).phi) - in(q).plo;
+        return (has_window(q) ? max_(in(q).phi, in(q).zhi) : in(q).phi) - in(q).plo;
     }
     SQ_HD static constexpr int lookahead(int q = 0) {
-        return q == inputs ? 0 : plane_max(ahead(q), lookahead(q + 1));
+        return q == inputs ? 0 : max_(ahead(q), lookahead(q + 1));
     }
     SQ_HD static constexpr int planes_of(int q) { return in(q).phi - in(q).plo + 1; }
     // Elements from the tensor maps' origin to the range's first column: the farthest
     // reach to the left, so that every box starts at x >= 0 on a 16-byte boundary.
     SQ_HD static constexpr int shift(int q = 0) {
-        return q == inputs ? 0 : plane_max(-left(q), shift(q + 1));
+        return q == inputs ? 0 : max_(-left(q), shift(q + 1));
     }
 };
 
@@ -190,27 +186,27 @@ struct PlaneMarch {
             const T old = t.next[r];
             if (kl + 1 < steps && inside(t, r)) t.next[r] = *g.plane_output(i, j, k + 1);
             const T* planes[inputs][NP];
+            int at[inputs]; // the point's cell in each input's box
             SQ_PLANE_LOOP
             for (int q = 0; q < inputs; ++q) {
-                const int at = (jl - L::in(q).ylo) * L::width(q) + (t.il - L::left(q));
+                at[q] = (jl - L::in(q).ylo) * L::width(q) + (t.il - L::left(q));
                 SQ_PLANE_LOOP
-                for (int m = 0; m < L::planes_of(q); ++m) planes[q][m] = box(kl + m, q) + at;
+                for (int m = 0; m < L::planes_of(q); ++m) planes[q][m] = box(kl + m, q) + at[q];
                 if (L::has_window(q)) {
                     SQ_PLANE_LOOP
                     for (int m = 0; m + 1 < L::window(q); ++m) t.win[r][q][m] = t.win[r][q][m + 1];
-                    t.win[r][q][L::window(q) - 1] = box(kl + L::in(q).zhi - L::in(q).plo, q)[at];
+                    t.win[r][q][L::window(q) - 1] = box(kl + L::in(q).zhi - L::in(q).plo, q)[at[q]];
                 }
             }
             if (!inside(t, r)) continue;
             const int ijk = i + j * JJ + k * KK;
             auto in = [&](int q, const T*) {
                 const PlaneInput d = L::in(q);
-                const int at = (jl - d.ylo) * L::width(q) + (t.il - L::left(q));
                 return PlanePtr<T, JJ, KK>{planes[q], t.win[r][q],
                                            -ijk,      L::width(q),
                                            d.plo,     d.zlo,
                                            d.zhi,     L::planes_of(q),
-                                           -at,       L::width(q) * L::height(q) - at};
+                                           -at[q],    L::width(q) * L::height(q) - at[q]};
             };
             *g.plane_output(i, j, k) = old + g.value_with(in, i, j, k);
         }

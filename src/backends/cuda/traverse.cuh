@@ -284,6 +284,10 @@ struct TravVisit {
     }
 };
 
+// The precision T of a kernel struct K<T> (decltype only).
+template <template <class> class K, class T>
+__device__ T kernel_value_type(const K<T>*);
+
 // mbarrier helpers (sm_90): bar is the barrier's shared-memory address.
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return unsigned(__cvta_generic_to_shared(p));
@@ -385,13 +389,10 @@ struct StageCopyBulk {
     }
 };
 
-template <template <class> class K, class T>
-__device__ T stage_value_type(const K<T>*);
-
 // TravVisit whose value() reads the staged inputs; stores go to the global fields.
 template <class F>
 struct StagedVisit : TravVisit<F> {
-    using T = decltype(stage_value_type(static_cast<const F*>(nullptr)));
+    using T = decltype(kernel_value_type(static_cast<const F*>(nullptr)));
     static constexpr int reach = F::stage_reach;
 #if defined(SQ_STAGE_FILL) && SQ_STAGE_FILL
     using Copy = StageCopyBulk;
@@ -447,16 +448,13 @@ struct PlaneMaps {
     PlaneMap m[N];
 };
 
-template <template <class> class K, class T>
-__device__ T plane_value_type(const K<T>*);
-
 // The planes traversal (planes.cuh): thread (0, 0) issues each level's boxes, every thread
 // waits on the level's barriers and computes its rows; one block barrier per level frees
 // the oldest slot.
 template <class F>
 __device__ __forceinline__ void planes_body(const F& g, int nlev,
                                             const PlaneMaps<F::plane_inputs>& maps) {
-    using T = decltype(plane_value_type(static_cast<const F*>(nullptr)));
+    using T = decltype(kernel_value_type(static_cast<const F*>(nullptr)));
     constexpr int ring = SQ_PLANE_RING;
     using M = PlaneMarch<F, T, SQ_BX, SQ_BY * SQ_TY, SQ_TY, ring, SQ_I0, SQ_J0, SQ_JJ, SQ_KK>;
     constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY,   SQ_BZ, SQ_TX, SQ_TY,
