@@ -393,6 +393,9 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
                                                   : "sq_reduce";
     rt::KernelDef d(fn, kernel_sources(), kMainFile);
     d.tuning_key(t.name, t.prec);
+    // Unannotated functions are device code: NVRTC otherwise takes a generic lambda's call
+    // operator (planes.cuh's static_for) for a host function.
+    d.compiler_flags({"-default-device"});
     d.define("SQ_I0", r.i0).define("SQ_J0", r.j0).define("SQ_K0", r.k0);
     d.define("SQ_NI", rt::expr("problem.x")).define("SQ_NJ", rt::expr("problem.y"));
     d.define("SQ_NK", rt::expr("problem.z"));

@@ -29,6 +29,21 @@
 
 namespace sq {
 
+// Compile-time loops: static_for<N>(f) calls f(Int<0>{}) .. f(Int<N - 1>{}), so that the
+// layout's recursive constexpr functions of q are folded (called with a runtime q, NVRTC
+// emitted them as loops: half the march's instructions).
+template <int V>
+struct Int {
+    static constexpr int value = V;
+};
+template <int N, int Q = 0, class Fn>
+SQ_HD void static_for(const Fn& f) {
+    if constexpr (Q < N) {
+        f(Int<Q>{});
+        static_for<N, Q + 1>(f);
+    }
+}
+
 // The nearest multiple count of m to o (|remainder| <= m / 2): splits a flat offset into
 // level, row and column when every part is less than half the stride below it.
 SQ_HD constexpr int plane_nearest(int o, int m) {
@@ -113,8 +128,10 @@ struct PlaneLayout {
 };
 
 // One block's march. X, Y: the tile; TY: rows per thread (the block is X x Y / TY
-// threads); RING: slots; I0, J0: the range's origin; JJ, KK: strides of the fields.
-template <class F, typename T, int X, int Y, int TY, int RING, int I0, int J0, int JJ, int KK>
+// threads); RING: slots; I0, J0: the range's origin; JJ, KK: strides of the fields;
+// FULL: the tiles cover the range exactly, so no point needs a bounds check.
+template <class F, typename T, int X, int Y, int TY, int RING, int I0, int J0, int JJ, int KK,
+          bool FULL = false>
 struct PlaneMarch {
     using L = PlaneLayout<F, X, Y, int(sizeof(T))>;
     static constexpr int inputs = L::inputs;
@@ -130,17 +147,22 @@ struct PlaneMarch {
 
     // The last ring slot the block reads.
     SQ_HD int last() const { return steps - 1 + L::lookahead(); }
-    SQ_HD T* box(int p, int q) const {
-        return reinterpret_cast<T*>(smem + (p % RING) * L::slot_bytes + L::offset(q));
+    // Input Q's box in ring slot s.
+    template <int Q>
+    SQ_HD T* box(int s) const {
+        constexpr int offset = L::offset(Q);
+        return reinterpret_cast<T*>(smem + s * L::slot_bytes + offset);
     }
-    // The boxes of slot p (levels kb + p + plo): load(q, dst, x, y, z) with the box's first
-    // cell in the tensor map's coordinates (origin: element I0 - L::shift() of the field).
+    // The boxes of level p of the march (levels kb + p + plo), into slot p % RING:
+    // load(q, dst, x, y, z) with the box's first cell in the tensor map's coordinates
+    // (origin: element I0 - L::shift() of the field).
     template <class Load>
     SQ_HD void issue(int p, const Load& load) const {
-        SQ_PLANE_LOOP
-        for (int q = 0; q < inputs; ++q)
-            load(q, box(p, q), ci + L::left(q) + L::shift(), J0 + cj + L::in(q).ylo,
-                 kb + p + L::in(q).plo);
+        const int s = p % RING;
+        static_for<inputs>([&](auto qc) {
+            constexpr int q = decltype(qc)::value, x0 = L::left(q) + L::shift();
+            load(q, box<q>(s), ci + x0, J0 + cj + L::in(q).ylo, kb + p + L::in(q).plo);
+        });
     }
 
     // One thread: column il, rows jl0 .. jl0 + TY - 1 of the tile, with their windows.
@@ -150,7 +172,7 @@ struct PlaneMarch {
         T next[TY]; // the output at the next level, read a level ahead
     };
     SQ_HD bool inside(const Thread& t, int r) const {
-        return ci + t.il < ni && cj + t.jl0 + r < nj;
+        return FULL || (ci + t.il < ni && cj + t.jl0 + r < nj);
     }
     // Fills each window but its top (levels kb + zlo .. kb + zhi - 1) from the fields, and
     // reads the output at the first level.
@@ -178,7 +200,8 @@ struct PlaneMarch {
     // ahead, as the march's loads are: otherwise every level waits for a read from DRAM.
     template <class G>
     SQ_HD void step(Thread& t, const G& g, int kl) const {
-        const int k = kb + kl;
+        const int k = kb + kl, s0 = kl % RING;
+        auto slot = [&](int m) { return s0 + m < RING ? s0 + m : s0 + m - RING; }; // m < RING
         SQ_PLANE_LOOP
         for (int r = 0; r < TY; ++r) {
             const int jl = t.jl0 + r;
@@ -187,17 +210,17 @@ struct PlaneMarch {
             if (kl + 1 < steps && inside(t, r)) t.next[r] = *g.plane_output(i, j, k + 1);
             const T* planes[inputs][NP];
             int at[inputs]; // the point's cell in each input's box
-            SQ_PLANE_LOOP
-            for (int q = 0; q < inputs; ++q) {
+            static_for<inputs>([&](auto qc) {
+                constexpr int q = decltype(qc)::value, w = L::window(q);
                 at[q] = (jl - L::in(q).ylo) * L::width(q) + (t.il - L::left(q));
                 SQ_PLANE_LOOP
-                for (int m = 0; m < L::planes_of(q); ++m) planes[q][m] = box(kl + m, q) + at[q];
-                if (L::has_window(q)) {
+                for (int m = 0; m < L::planes_of(q); ++m) planes[q][m] = box<q>(slot(m)) + at[q];
+                if constexpr (w > 0) {
                     SQ_PLANE_LOOP
-                    for (int m = 0; m + 1 < L::window(q); ++m) t.win[r][q][m] = t.win[r][q][m + 1];
-                    t.win[r][q][L::window(q) - 1] = box(kl + L::in(q).zhi - L::in(q).plo, q)[at[q]];
+                    for (int m = 0; m + 1 < w; ++m) t.win[r][q][m] = t.win[r][q][m + 1];
+                    t.win[r][q][w - 1] = box<q>(slot(L::in(q).zhi - L::in(q).plo))[at[q]];
                 }
-            }
+            });
             if (!inside(t, r)) continue;
             const int ijk = i + j * JJ + k * KK;
             auto in = [&](int q, const T*) {

@@ -456,7 +456,8 @@ __device__ __forceinline__ void planes_body(const F& g, int nlev,
                                             const PlaneMaps<F::plane_inputs>& maps) {
     using T = decltype(kernel_value_type(static_cast<const F*>(nullptr)));
     constexpr int ring = SQ_PLANE_RING;
-    using M = PlaneMarch<F, T, SQ_BX, SQ_BY * SQ_TY, SQ_TY, ring, SQ_I0, SQ_J0, SQ_JJ, SQ_KK>;
+    constexpr bool full = SQ_NI % SQ_BX == 0 && SQ_NJ % (SQ_BY * SQ_TY) == 0;
+    using M = PlaneMarch<F, T, SQ_BX, SQ_BY * SQ_TY, SQ_TY, ring, SQ_I0, SQ_J0, SQ_JJ, SQ_KK, full>;
     constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY,   SQ_BZ, SQ_TX, SQ_TY,
                               SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM, SQ_MY, SQ_MZ, SQ_GROUP};
     int bi, bj, bk;
@@ -492,14 +493,16 @@ __device__ __forceinline__ void planes_body(const F& g, int nlev,
     const T* in[F::plane_inputs];
     g.plane_arrays(in);
     m.begin(t, g, in);
+    // Step kl needs slots kl .. kl + lookahead: the first lookahead are waited for here, then
+    // each step waits for its newest one. Every slot issued is waited for before the exit.
+    constexpr int ahead = M::L::lookahead();
+    auto wait = [&](int p) { mbar_wait(bars + 8u * unsigned(p % ring), unsigned(p / ring) & 1u); };
+    for (int p = 0; p < ahead; ++p) wait(p);
     SQ_MARCH_LOOP
     for (int kl = 0; kl < m.steps; ++kl) {
         __syncthreads(); // every thread is done with level kl - 1: its slot is free
-        // Every slot issued is waited for before the block exits.
         if (leader && kl + ring - 1 <= m.last()) issue(kl + ring - 1);
-        SQ_PLANE_LOOP
-        for (int a = 0; a <= M::L::lookahead(); ++a)
-            mbar_wait(bars + 8u * unsigned((kl + a) % ring), unsigned((kl + a) / ring) & 1u);
+        wait(kl + ahead);
         m.step(t, g, kl);
     }
 }
