@@ -219,8 +219,12 @@ struct AdvecU2i5 {
                         : PlaneInput{-1, 0, 0, 0, 0, 1, 0, -1};
     }
     SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = u, a[1] = v, a[2] = w; }
-    // The element store(i, j, k, v) adds v to.
-    SQ_HD T* plane_output(int i, int j, int k) const { return ut + i + j * jj + k * kk; }
+    // The element store adds to, and store's sum with that element read ahead (old).
+    static constexpr int plane_outputs = 1;
+    SQ_HD const T* plane_output(int, int i, int j, int k) const { return ut + i + j * jj + k * kk; }
+    SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], T val) const {
+        ut[i + j * jj + k * kk] = old[0] + val;
+    }
     template <class In>
     SQ_HD T value_with(const In& in, int i, int j, int k) const {
         return value_at(in(0, u), in(1, v), in(2, w), i, j, k);

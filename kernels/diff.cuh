@@ -12,8 +12,8 @@ namespace sq {
 // ---- diff_common ----
 
 // Average of the four centres around the edge at the (-s1/2, -s2/2) corner of centre e[0].
-template <typename T>
-SQ_HD T edge_avg(const T* e, int s1, int s2) {
+template <typename T, class P>
+SQ_HD T edge_avg(const P& e, int s1, int s2) {
     return T(0.25) * (e[0] + e[-s1] + e[-s2] + e[-s1 - s2]);
 }
 
@@ -124,12 +124,16 @@ struct DiffUSmag {
     static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
 
-    SQ_HD T value(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, evisc, i, j, k); }
+    // u, v, w, evisc: the inputs, as pointers or accessors (DiffUVWSmag::value_with).
+    template <class P>
+    SQ_HD T value_at(const P& u, const P& v, const P& w, const P& evisc, int i, int j,
+                     int k) const {
         const int ij = i + j * jj, ijk = ij + k * kk;
-        const T* e = evisc + ijk;
+        const P e = evisc + ijk;
         const T ke = e[0] + nu, kw = e[-1] + nu;
-        const T kn = edge_avg(e + jj, 1, jj) + nu, ks = edge_avg(e, 1, jj) + nu;
-        const T kt = edge_avg(e + kk, 1, kk) + nu, kb = edge_avg(e, 1, kk) + nu;
+        const T kn = edge_avg<T>(e + jj, 1, jj) + nu, ks = edge_avg<T>(e, 1, jj) + nu;
+        const T kt = edge_avg<T>(e + kk, 1, kk) + nu, kb = edge_avg<T>(e, 1, kk) + nu;
         const T x = T(2) * dxi * (ke * (u[ijk + 1] - u[ijk]) - kw * (u[ijk] - u[ijk - 1])) * dxi;
         const T y =
             dyi * (kn * ((u[ijk + jj] - u[ijk]) * dyi + (v[ijk + jj] - v[ijk + jj - 1]) * dxi) -
@@ -158,12 +162,15 @@ struct DiffVSmag {
     static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
 
-    SQ_HD T value(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, evisc, i, j, k); }
+    template <class P>
+    SQ_HD T value_at(const P& u, const P& v, const P& w, const P& evisc, int i, int j,
+                     int k) const {
         const int ij = i + j * jj, ijk = ij + k * kk;
-        const T* e = evisc + ijk;
-        const T ke = edge_avg(e + 1, 1, jj) + nu, kw = edge_avg(e, 1, jj) + nu;
+        const P e = evisc + ijk;
+        const T ke = edge_avg<T>(e + 1, 1, jj) + nu, kw = edge_avg<T>(e, 1, jj) + nu;
         const T kn = e[0] + nu, ks = e[-jj] + nu;
-        const T kt = edge_avg(e + kk, jj, kk) + nu, kb = edge_avg(e, jj, kk) + nu;
+        const T kt = edge_avg<T>(e + kk, jj, kk) + nu, kb = edge_avg<T>(e, jj, kk) + nu;
         const T x =
             dxi * (ke * ((v[ijk + 1] - v[ijk]) * dxi + (u[ijk + 1] - u[ijk + 1 - jj]) * dyi) -
                    kw * ((v[ijk] - v[ijk - 1]) * dxi + (u[ijk] - u[ijk - jj]) * dyi));
@@ -191,11 +198,14 @@ struct DiffWSmag {
     int kstart, kend; // not needed by the stencil; kept so all DiffXSmag share one layout
     int jj, kk;
 
-    SQ_HD T value(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, evisc, i, j, k); }
+    template <class P>
+    SQ_HD T value_at(const P& u, const P& v, const P& w, const P& evisc, int i, int j,
+                     int k) const {
         const int ijk = i + j * jj + k * kk;
-        const T* e = evisc + ijk;
-        const T ke = edge_avg(e + 1, 1, kk) + nu, kw = edge_avg(e, 1, kk) + nu;
-        const T kn = edge_avg(e + jj, jj, kk) + nu, ks = edge_avg(e, jj, kk) + nu;
+        const P e = evisc + ijk;
+        const T ke = edge_avg<T>(e + 1, 1, kk) + nu, kw = edge_avg<T>(e, 1, kk) + nu;
+        const T kn = edge_avg<T>(e + jj, jj, kk) + nu, ks = edge_avg<T>(e, jj, kk) + nu;
         const T kt = e[0] + nu, kb = e[-kk] + nu;
         const T x =
             dxi * (ke * ((w[ijk + 1] - w[ijk]) * dxi + (u[ijk + 1] - u[ijk + 1 - kk]) * dzhi[k]) -

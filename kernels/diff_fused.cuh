@@ -35,6 +35,23 @@ struct DiffUVWSmag {
         s.surface(f.vfluxtop);
     }
 
+    // The same inputs for the planes traversal (each at x, y -1..1; off the point's own
+    // column u and v at levels -1..0, w at 0..1, evisc at -1..1; on it all at -1..1), and
+    // the three outputs.
+    static constexpr int plane_inputs = 4;
+    SQ_HD static constexpr PlaneInput plane_input(int n) {
+        return n == 2   ? PlaneInput{-1, 1, -1, 1, 0, 1, -1, 1}
+               : n == 3 ? PlaneInput{-1, 1, -1, 1, -1, 1, -1, 1}
+                        : PlaneInput{-1, 1, -1, 1, -1, 0, -1, 1};
+    }
+    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const {
+        a[0] = u, a[1] = v, a[2] = w, a[3] = evisc;
+    }
+    static constexpr int plane_outputs = 3;
+    SQ_HD const T* plane_output(int n, int i, int j, int k) const {
+        return (n == 0 ? ut : n == 1 ? vt : wt) + i + j * jj + k * kk;
+    }
+
     struct Tendencies {
         T u, v, w;
     };
@@ -53,6 +70,20 @@ struct DiffUVWSmag {
     SQ_HD Tendencies value(int i, int j, int k) const {
         return {diff_u().value(i, j, k), diff_v().value(i, j, k),
                 k > kstart ? diff_w().value(i, j, k) : T(0)};
+    }
+    template <class In>
+    SQ_HD Tendencies value_with(const In& in, int i, int j, int k) const {
+        const auto pu = in(0, u), pv = in(1, v), pw = in(2, w), pe = in(3, evisc);
+        return {diff_u().value_at(pu, pv, pw, pe, i, j, k),
+                diff_v().value_at(pu, pv, pw, pe, i, j, k),
+                k > kstart ? diff_w().value_at(pu, pv, pw, pe, i, j, k) : T(0)};
+    }
+    // store's sums with the outputs read ahead (old).
+    SQ_HD void plane_store(int i, int j, int k, const T (&old)[3], const Tendencies& val) const {
+        const int ijk = i + j * jj + k * kk;
+        ut[ijk] = old[0] + val.u;
+        vt[ijk] = old[1] + val.v;
+        if (k > kstart) wt[ijk] = old[2] + val.w;
     }
     SQ_HD void store(int i, int j, int k, const Tendencies& val) const {
         diff_u().store(i, j, k, val.u);

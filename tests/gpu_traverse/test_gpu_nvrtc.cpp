@@ -141,7 +141,7 @@ TEST(GpuKernelsNvrtc, PlanesConfigurations) {
                                           {"plane_levels", 256},
                                           {"blocks_per_sm", 2}},
                                          {{"planes", 1},
-                                          {"block_x", 128},
+                                          {"block_x", 64},
                                           {"block_y", 2},
                                           {"tile_y", 4},
                                           {"contig_y", 1},
@@ -156,7 +156,7 @@ TEST(GpuKernelsNvrtc, PlanesConfigurations) {
         }
         EXPECT_TRUE(base.def.tensor_maps(space.default_config(), base.problem, dev).empty());
     }
-    EXPECT_EQ(kernels, 2u); // advec_u_2i5, float and double
+    EXPECT_EQ(kernels, 4u); // advec_u_2i5 and diff_uvw_smag, float and double
     compile_all(jobs);
 }
 

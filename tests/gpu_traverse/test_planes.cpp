@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -37,7 +38,7 @@ struct Counting : P {
     std::vector<int>* visits;
     long pad;
     template <class In>
-    T value_with(const In& in, int i, int j, int k) const {
+    auto value_with(const In& in, int i, int j, int k) const {
         ++(*visits)[size_t(pad + i + j * kJJ + k * kKK)];
         return P::value_with(in, i, j, k);
     }
@@ -61,17 +62,26 @@ Outcome planes_launch(uint32_t seed) {
     using M = sq::PlaneMarch<P, T, X, Y, TY, RING, I0, J0, kJJ, kKK>;
     using L = typename M::L;
 
-    // The direct results, and the output the march accumulates into (same start).
+    // The direct results (the CPU path, f(i, j, k) at every point), then the outputs put back
+    // to their start for the march to accumulate into.
     P marched{};
     static_cast<F&>(marched) = f;
-    T* out = const_cast<T*>(marched.ut_out());
-    const std::vector<T> start(out - g.pad(), out - g.pad() + g.elements("3o"));
-    std::vector<T> want = start;
+    constexpr int outputs = P::plane_outputs;
+    T* out[outputs];
+    std::vector<T> start[outputs], want[outputs];
+    const size_t count = g.elements("3o");
+    for (int n = 0; n < outputs; ++n) {
+        out[n] = const_cast<T*>(marched.plane_output(n, 0, 0, 0)) - g.pad();
+        start[n].assign(out[n], out[n] + count);
+    }
     for (int k = r.k0; k < r.k1; ++k)
         for (int j = r.j0; j < r.j1; ++j)
-            for (int i = r.i0; i < r.i1; ++i)
-                want[size_t(g.pad() + i + j * kJJ + k * kKK)] += f.value(i, j, k);
-    std::vector<int> visits(want.size(), 0);
+            for (int i = r.i0; i < r.i1; ++i) f(i, j, k);
+    for (int n = 0; n < outputs; ++n) {
+        want[n].assign(out[n], out[n] + count);
+        std::copy(start[n].begin(), start[n].end(), out[n]);
+    }
+    std::vector<int> visits(count, 0);
     Counting<P, T> counted{marched, &visits, g.pad()};
 
     const T* in[L::inputs];
@@ -113,10 +123,9 @@ Outcome planes_launch(uint32_t seed) {
                     for (auto& t : threads) m.step(t, counted, kl);
                 }
             }
-    for (size_t n = 0; n < want.size(); ++n) {
-        const T got = out[long(n) - g.pad()];
-        if (std::memcmp(&want[n], &got, sizeof got) != 0) ++o.mismatches;
-    }
+    for (int n = 0; n < outputs; ++n)
+        for (size_t e = 0; e < count; ++e)
+            if (std::memcmp(&want[n][e], &out[n][e], sizeof(T)) != 0) ++o.mismatches;
     for (int k = 0; k < g.kcells(); ++k)
         for (int j = 0; j < g.jcells(); ++j)
             for (int i = 0; i < kJJ; ++i) {
@@ -129,9 +138,9 @@ Outcome planes_launch(uint32_t seed) {
 }
 
 template <class T>
-struct U : sq::AdvecU2i5<T> {
-    const T* ut_out() const { return this->ut; }
-};
+using U = sq::AdvecU2i5<T>;
+template <class T>
+using Diff = sq::DiffUVWSmag<T>;
 
 template <class F, int X, int Y, int TY, int RING, int LEVELS>
 void expect_exact(uint32_t seed) {
@@ -158,6 +167,14 @@ TEST(Planes, AdvecU2i5MatchesTheGlobalFieldsBitForBit) {
     expect_exact<U<float>, 64, 32, 8, 5, 3>(8);
 }
 
+TEST(Planes, DiffUvwSmagMatchesTheGlobalFieldsBitForBit) {
+    // Four inputs, three outputs (w's not written at the bottom wall), wall fluxes.
+    expect_exact<Diff<double>, 16, 4, 1, 4, 7>(11);
+    expect_exact<Diff<double>, 32, 8, 2, 5, 19>(12);
+    expect_exact<Diff<float>, 16, 16, 4, 6, 64>(13);
+    expect_exact<Diff<float>, 64, 2, 1, 4, 3>(14);
+}
+
 // Declarations one point or level short: the march must then differ somewhere.
 struct UReachShort : U<double> {
     SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
@@ -180,6 +197,16 @@ struct VRowShort : U<double> {
     }
 };
 
+template <int Input, int Part, int Short>
+struct DiffShort : Diff<double> {
+    SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
+        sq::PlaneInput d = Diff<double>::plane_input(n);
+        int* parts[8] = {&d.xlo, &d.xhi, &d.ylo, &d.yhi, &d.plo, &d.phi, &d.zlo, &d.zhi};
+        if (n == Input) *parts[Part] += Short;
+        return d;
+    }
+};
+
 TEST(Planes, ShortDeclarationsAreCaught) {
     using F = U<double>;
     EXPECT_EQ((planes_launch<F, F, 16, 4, 1, 5, 7>(9).mismatches), 0);
@@ -187,6 +214,17 @@ TEST(Planes, ShortDeclarationsAreCaught) {
     EXPECT_GT((planes_launch<F, UWindowShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<F, WLevelShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<F, VRowShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    // The fused diffusion: each input's reach in x and y, its plane levels and its window,
+    // one short at a time (+1 raises a lower bound, -1 lowers an upper one).
+    using D = Diff<double>;
+    EXPECT_EQ((planes_launch<D, D, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, DiffShort<0, 0, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, DiffShort<1, 3, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, DiffShort<2, 5, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, DiffShort<0, 4, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, DiffShort<3, 4, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, DiffShort<0, 7, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, DiffShort<2, 6, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
 }
 
 // Offsets split exactly into (di, dj, dk) over the range a stencil of reach 3 uses.

@@ -135,6 +135,7 @@ template <class F, typename T, int X, int Y, int TY, int RING, int I0, int J0, i
 struct PlaneMarch {
     using L = PlaneLayout<F, X, Y, int(sizeof(T))>;
     static constexpr int inputs = L::inputs;
+    static constexpr int outputs = F::plane_outputs;
     static constexpr int W = L::max_window();  // longest register window
     static constexpr int NP = L::max_planes(); // most plane levels of an input
     static_assert(RING >= L::lookahead() + 2, "the ring must hold lookahead + 2 levels");
@@ -169,7 +170,7 @@ struct PlaneMarch {
     struct Thread {
         int il, jl0;
         T win[TY][inputs][W];
-        T next[TY]; // the output at the next level, read a level ahead
+        T next[TY][outputs]; // the outputs at the next level, read a level ahead
     };
     SQ_HD bool inside(const Thread& t, int r) const {
         return FULL || (ci + t.il < ni && cj + t.jl0 + r < nj);
@@ -181,8 +182,11 @@ struct PlaneMarch {
         SQ_PLANE_LOOP
         for (int r = 0; r < TY; ++r) {
             const int ij = (I0 + ci + t.il) + (J0 + cj + t.jl0 + r) * JJ;
-            t.next[r] =
-                inside(t, r) ? *g.plane_output(I0 + ci + t.il, J0 + cj + t.jl0 + r, kb) : T(0);
+            SQ_PLANE_LOOP
+            for (int n = 0; n < outputs; ++n)
+                t.next[r][n] = inside(t, r)
+                                   ? *g.plane_output(n, I0 + ci + t.il, J0 + cj + t.jl0 + r, kb)
+                                   : T(0);
             SQ_PLANE_LOOP
             for (int q = 0; q < inputs; ++q) {
                 SQ_PLANE_LOOP
@@ -196,8 +200,9 @@ struct PlaneMarch {
     }
     // Step kl: slides the windows and computes the thread's points of level kb + kl.
     // Slots kl .. kl + lookahead must have arrived. G: F or a kernel derived from it.
-    // The output (F::plane_output: store(i, j, k, v) adds v to that element) is read a level
-    // ahead, as the march's loads are: otherwise every level waits for a read from DRAM.
+    // The outputs (F::plane_output(n, i, j, k): the elements store adds to) are read a level
+    // ahead, as the march's loads are: otherwise every level waits for a read from DRAM;
+    // F::plane_store(i, j, k, old, value) then writes old + value where store would add.
     template <class G>
     SQ_HD void step(Thread& t, const G& g, int kl) const {
         const int k = kb + kl, s0 = kl % RING;
@@ -206,8 +211,12 @@ struct PlaneMarch {
         for (int r = 0; r < TY; ++r) {
             const int jl = t.jl0 + r;
             const int i = I0 + ci + t.il, j = J0 + cj + jl;
-            const T old = t.next[r];
-            if (kl + 1 < steps && inside(t, r)) t.next[r] = *g.plane_output(i, j, k + 1);
+            T old[outputs];
+            SQ_PLANE_LOOP
+            for (int n = 0; n < outputs; ++n) {
+                old[n] = t.next[r][n];
+                if (kl + 1 < steps && inside(t, r)) t.next[r][n] = *g.plane_output(n, i, j, k + 1);
+            }
             const T* planes[inputs][NP];
             int at[inputs]; // the point's cell in each input's box
             static_for<inputs>([&](auto qc) {
@@ -231,7 +240,7 @@ struct PlaneMarch {
                                            d.zhi,     L::planes_of(q),
                                            -at[q],    L::width(q) * L::height(q) - at[q]};
             };
-            *g.plane_output(i, j, k) = old + g.value_with(in, i, j, k);
+            g.plane_store(i, j, k, old, g.value_with(in, i, j, k));
         }
     }
 };
