@@ -266,15 +266,36 @@ struct AdvecV2i5 {
         s.field(f.v, -3, 3);
         s.field(f.w, 0, 1);
     }
+    // The planes traversal's inputs (AdvecU2i5 mirrored): v's x-y neighbours at k, its
+    // column k-3..k+3; u at i..i+1, j-1..j; w at j-1..j, k..k+1.
+    static constexpr int plane_inputs = 3;
+    SQ_HD static constexpr PlaneInput plane_input(int n) {
+        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
+               : n == 1 ? PlaneInput{0, 1, -1, 0, 0, 0, 0, -1}
+                        : PlaneInput{0, 0, -1, 0, 0, 1, 0, -1};
+    }
+    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = v, a[1] = u, a[2] = w; }
+    static constexpr int plane_outputs = 1;
+    SQ_HD const T* plane_output(int, int i, int j, int k) const { return vt + i + j * jj + k * kk; }
+    SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], T val) const {
+        vt[i + j * jj + k * kk] = old[0] + val;
+    }
+    template <class In>
+    SQ_HD T value_with(const In& in, int i, int j, int k) const {
+        return value_at(in(1, u), in(0, v), in(2, w), i, j, k);
+    }
 
-    SQ_HD T value(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
+    template <class P>
+    SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        const T* a = v + ijk;
-        return advec_div5(a, 1, interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1]),
-                          dxi) +
-               advec_div5(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
-               advec_z_2i5_c(a, kk, interp2(w[ijk - jj], w[ijk]),
-                             interp2(w[ijk - jj + kk], w[ijk + kk]), k, kstart, kend, rho, rhoh,
+        const P a = v + ijk;
+        return advec_div5(a, 1, interp2<T>(u[ijk - jj], u[ijk]),
+                          interp2<T>(u[ijk - jj + 1], u[ijk + 1]), dxi) +
+               advec_div5(a, jj, interp2<T>(v[ijk - jj], v[ijk]), interp2<T>(v[ijk], v[ijk + jj]),
+                          dyi) +
+               advec_z_2i5_c(a, kk, interp2<T>(w[ijk - jj], w[ijk]),
+                             interp2<T>(w[ijk - jj + kk], w[ijk + kk]), k, kstart, kend, rho, rhoh,
                              dzi);
     }
     SQ_HD void store(int i, int j, int k, T val) const { vt[i + j * jj + k * kk] += val; }
@@ -333,10 +354,33 @@ struct AdvecS2i5 {
         s.field(f.v, 0, 0);
         s.field(f.w, 0, 1);
     }
+    // The planes traversal's inputs: s's x-y neighbours at k, its column k-3..k+3; u at
+    // i..i+1 and v at j..j+1, level k; w on the point's column at k..k+1 (a window).
+    static constexpr int plane_inputs = 4;
+    SQ_HD static constexpr PlaneInput plane_input(int n) {
+        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
+               : n == 1 ? PlaneInput{0, 1, 0, 0, 0, 0, 0, -1}
+               : n == 2 ? PlaneInput{0, 0, 0, 1, 0, 0, 0, -1}
+                        : PlaneInput{0, 0, 0, 0, 0, 0, 0, 1};
+    }
+    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const {
+        a[0] = s, a[1] = u, a[2] = v, a[3] = w;
+    }
+    static constexpr int plane_outputs = 1;
+    SQ_HD const T* plane_output(int, int i, int j, int k) const { return st + i + j * jj + k * kk; }
+    SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], T val) const {
+        st[i + j * jj + k * kk] = old[0] + val;
+    }
+    template <class In>
+    SQ_HD T value_with(const In& in, int i, int j, int k) const {
+        return value_at(in(0, s), in(1, u), in(2, v), in(3, w), i, j, k);
+    }
 
-    SQ_HD T value(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const { return value_at(s, u, v, w, i, j, k); }
+    template <class P>
+    SQ_HD T value_at(const P& s, const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        const T* a = s + ijk;
+        const P a = s + ijk;
         return advec_div5(a, 1, u[ijk], u[ijk + 1], dxi) +
                advec_div5(a, jj, v[ijk], v[ijk + jj], dyi) +
                advec_z_2i5_c(a, kk, w[ijk], w[ijk + kk], k, kstart, kend, rho, rhoh, dzi);

@@ -156,7 +156,7 @@ TEST(GpuKernelsNvrtc, PlanesConfigurations) {
         }
         EXPECT_TRUE(base.def.tensor_maps(space.default_config(), base.problem, dev).empty());
     }
-    EXPECT_EQ(kernels, 4u); // advec_u_2i5 and diff_uvw_smag, float and double
+    EXPECT_EQ(kernels, 8u); // advec_u/v/s_2i5 and diff_uvw_smag, float and double
     compile_all(jobs);
 }
 

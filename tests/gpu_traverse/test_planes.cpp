@@ -167,6 +167,13 @@ TEST(Planes, AdvecU2i5MatchesTheGlobalFieldsBitForBit) {
     expect_exact<U<float>, 64, 32, 8, 5, 3>(8);
 }
 
+TEST(Planes, AdvecV2i5AndS2i5MatchTheGlobalFieldsBitForBit) {
+    expect_exact<sq::AdvecV2i5<double>, 16, 4, 1, 5, 7>(21);
+    expect_exact<sq::AdvecV2i5<float>, 32, 8, 2, 6, 19>(22);
+    expect_exact<sq::AdvecS2i5<double>, 32, 8, 2, 5, 64>(23);
+    expect_exact<sq::AdvecS2i5<float>, 16, 16, 4, 7, 3>(24);
+}
+
 TEST(Planes, DiffUvwSmagMatchesTheGlobalFieldsBitForBit) {
     // Four inputs, three outputs (w's not written at the bottom wall), wall fluxes.
     expect_exact<Diff<double>, 16, 4, 1, 4, 7>(11);
@@ -197,10 +204,11 @@ struct VRowShort : U<double> {
     }
 };
 
-template <int Input, int Part, int Short>
-struct DiffShort : Diff<double> {
+// K with one part of one input's declaration moved by Short.
+template <class K, int Input, int Part, int Short>
+struct Shorten : K {
     SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
-        sq::PlaneInput d = Diff<double>::plane_input(n);
+        sq::PlaneInput d = K::plane_input(n);
         int* parts[8] = {&d.xlo, &d.xhi, &d.ylo, &d.yhi, &d.plo, &d.phi, &d.zlo, &d.zhi};
         if (n == Input) *parts[Part] += Short;
         return d;
@@ -214,17 +222,23 @@ TEST(Planes, ShortDeclarationsAreCaught) {
     EXPECT_GT((planes_launch<F, UWindowShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<F, WLevelShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<F, VRowShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    // Scalar advection: s's window, u's reach in x, w's window (its only reads).
+    using S = sq::AdvecS2i5<double>;
+    EXPECT_EQ((planes_launch<S, S, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<S, Shorten<S, 0, 6, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<S, Shorten<S, 1, 1, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<S, Shorten<S, 3, 7, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
     // The fused diffusion: each input's reach in x and y, its plane levels and its window,
     // one short at a time (+1 raises a lower bound, -1 lowers an upper one).
     using D = Diff<double>;
     EXPECT_EQ((planes_launch<D, D, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<D, DiffShort<0, 0, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<D, DiffShort<1, 3, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<D, DiffShort<2, 5, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<D, DiffShort<0, 4, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<D, DiffShort<3, 4, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<D, DiffShort<0, 7, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<D, DiffShort<2, 6, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, Shorten<D, 0, 0, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, Shorten<D, 1, 3, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, Shorten<D, 2, 5, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, Shorten<D, 0, 4, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, Shorten<D, 3, 4, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, Shorten<D, 0, 7, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<D, Shorten<D, 2, 6, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
 }
 
 // Offsets split exactly into (di, dj, dk) over the range a stencil of reach 3 uses.
