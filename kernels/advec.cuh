@@ -321,14 +321,34 @@ struct AdvecW2i5 {
         s.field(f.v, -1, 0);
         s.field(f.w, -3, 3);
     }
+    // The planes traversal's inputs: w's x-y neighbours at k, its column k-3..k+3; u at
+    // i..i+1 and v at j..j+1, levels k-1..k.
+    static constexpr int plane_inputs = 3;
+    SQ_HD static constexpr PlaneInput plane_input(int n) {
+        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
+               : n == 1 ? PlaneInput{0, 1, 0, 0, -1, 0, 0, -1}
+                        : PlaneInput{0, 0, 0, 1, -1, 0, 0, -1};
+    }
+    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = w, a[1] = u, a[2] = v; }
+    static constexpr int plane_outputs = 1;
+    SQ_HD const T* plane_output(int, int i, int j, int k) const { return wt + i + j * jj + k * kk; }
+    SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], T val) const {
+        wt[i + j * jj + k * kk] = old[0] + val;
+    }
+    template <class In>
+    SQ_HD T value_with(const In& in, int i, int j, int k) const {
+        return value_at(in(1, u), in(2, v), in(0, w), i, j, k);
+    }
 
-    SQ_HD T value(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
+    template <class P>
+    SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        const T* a = w + ijk;
-        return advec_div5(a, 1, interp2(u[ijk - kk], u[ijk]), interp2(u[ijk - kk + 1], u[ijk + 1]),
-                          dxi) +
-               advec_div5(a, jj, interp2(v[ijk - kk], v[ijk]),
-                          interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
+        const P a = w + ijk;
+        return advec_div5(a, 1, interp2<T>(u[ijk - kk], u[ijk]),
+                          interp2<T>(u[ijk - kk + 1], u[ijk + 1]), dxi) +
+               advec_div5(a, jj, interp2<T>(v[ijk - kk], v[ijk]),
+                          interp2<T>(v[ijk - kk + jj], v[ijk + jj]), dyi) +
                advec_z_2i5_w(a, kk, k, kstart, kend, rho, rhoh, dzhi);
     }
     SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }

@@ -16,9 +16,11 @@ struct BuoyancyTh {
     T g_over_thref, thref;
     int jj, kk;
 
-    SQ_HD T value(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const { return value_at(th, i, j, k); }
+    template <class P>
+    SQ_HD T value_at(const P& th, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        return g_over_thref * (interp2(th[ijk - kk], th[ijk]) - thref);
+        return g_over_thref * (interp2<T>(th[ijk - kk], th[ijk]) - thref);
     }
     SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
@@ -37,11 +39,38 @@ struct AdvecW2i5Buoy {
     int jj, kk;
     int kstart, kend;
     static constexpr int wall_levels = AdvecW2i5<T>::wall_levels;
+    // The 3-D inputs for the staged and planes traversals: AdvecW2i5's, and th on the
+    // point's column at k-1..k (a register window in the planes traversal).
+    static constexpr int stage_reach = AdvecW2i5<T>::stage_reach;
+    template <class S, class K>
+    SQ_HD static void staged_inputs(S& s, K& f) {
+        AdvecW2i5<T>::staged_inputs(s, f);
+        s.field(f.th, -1, 0);
+    }
+    static constexpr int plane_inputs = 4;
+    SQ_HD static constexpr PlaneInput plane_input(int n) {
+        return n < 3 ? AdvecW2i5<T>::plane_input(n) : PlaneInput{0, 0, 0, 0, 0, 0, -1, 0};
+    }
+    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const {
+        a[0] = w, a[1] = u, a[2] = v, a[3] = th;
+    }
+    static constexpr int plane_outputs = 1;
+    SQ_HD const T* plane_output(int, int i, int j, int k) const { return wt + i + j * jj + k * kk; }
+    SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], T val) const {
+        wt[i + j * jj + k * kk] = old[0] + val;
+    }
 
+    SQ_HD AdvecW2i5<T> advec() const {
+        return {wt, u, v, w, dzhi, rho, rhoh, dxi, dyi, jj, kk, kstart, kend};
+    }
+    SQ_HD BuoyancyTh<T> buoyancy() const { return {wt, th, g_over_thref, thref, jj, kk}; }
     SQ_HD T value(int i, int j, int k) const {
-        const AdvecW2i5<T> advec{wt, u, v, w, dzhi, rho, rhoh, dxi, dyi, jj, kk, kstart, kend};
-        const BuoyancyTh<T> buoyancy{wt, th, g_over_thref, thref, jj, kk};
-        return advec.value(i, j, k) + buoyancy.value(i, j, k);
+        return advec().value(i, j, k) + buoyancy().value(i, j, k);
+    }
+    template <class In>
+    SQ_HD T value_with(const In& in, int i, int j, int k) const {
+        return advec().value_at(in(1, u), in(2, v), in(0, w), i, j, k) +
+               buoyancy().value_at(in(3, th), i, j, k);
     }
     SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }

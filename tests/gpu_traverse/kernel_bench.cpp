@@ -13,7 +13,8 @@
 // --seed-wisdom adds DIR's records for the same kernel, size and device to the first
 // round, so a new search starts from the best configurations found before.
 // --seed-configs adds FILE's configurations (one JSON object per line, parameters not
-// named take their defaults) to the first round of every kernel whose space admits them.
+// named take their defaults) to the first round of every kernel whose space admits them;
+// it may be given more than once.
 // --unaligned times the unpadded layout (rows of icells, interior not aligned) instead of
 // the model's (grid.h row_align), to measure what the alignment gives.
 //
@@ -729,8 +730,10 @@ int main(int argc, char** argv) {
                 o.precision = argv[++a];
             else if (s == "--seed-wisdom" && more)
                 o.seed_wisdom = argv[++a];
-            else if (s == "--seed-configs" && more)
-                o.seed_configs = read_seed_configs(argv[++a]);
+            else if (s == "--seed-configs" && more) {
+                std::vector<json> more_seeds = read_seed_configs(argv[++a]);
+                o.seed_configs.insert(o.seed_configs.end(), more_seeds.begin(), more_seeds.end());
+            }
             else if (s == "--other-rounds" && more)
                 o.other_rounds = std::stoi(argv[++a]);
             else if (s == "--only" && more)

@@ -113,7 +113,7 @@ TEST(GpuKernelsNvrtc, StagedConfigurationsWithEachFill) {
             jobs.push_back({base.def, base.problem, c});
         }
     }
-    EXPECT_EQ(jobs.size(), 20u); // advec_{u,v,w,s}_2i5 and diff_uvw_smag, 2 precisions, 2 fills
+    EXPECT_EQ(jobs.size(), 24u); // advec_{u,v,w,s}_2i5, advec_w_2i5_buoy, diff_uvw_smag; x 2 x 2
     compile_all(jobs);
 }
 
@@ -156,7 +156,7 @@ TEST(GpuKernelsNvrtc, PlanesConfigurations) {
         }
         EXPECT_TRUE(base.def.tensor_maps(space.default_config(), base.problem, dev).empty());
     }
-    EXPECT_EQ(kernels, 8u); // advec_u/v/s_2i5 and diff_uvw_smag, float and double
+    EXPECT_EQ(kernels, 12u); // advec_u/v/w/s_2i5, advec_w_2i5_buoy, diff_uvw_smag; 2 precisions
     compile_all(jobs);
 }
 

@@ -174,6 +174,13 @@ TEST(Planes, AdvecV2i5AndS2i5MatchTheGlobalFieldsBitForBit) {
     expect_exact<sq::AdvecS2i5<float>, 16, 16, 4, 7, 3>(24);
 }
 
+TEST(Planes, AdvecW2i5AndItsBuoyancyFusionMatchTheGlobalFieldsBitForBit) {
+    expect_exact<sq::AdvecW2i5<double>, 16, 4, 1, 5, 7>(25);
+    expect_exact<sq::AdvecW2i5<float>, 32, 8, 2, 6, 64>(26);
+    expect_exact<sq::AdvecW2i5Buoy<double>, 32, 8, 2, 5, 19>(27);
+    expect_exact<sq::AdvecW2i5Buoy<float>, 16, 16, 4, 7, 3>(28);
+}
+
 TEST(Planes, DiffUvwSmagMatchesTheGlobalFieldsBitForBit) {
     // Four inputs, three outputs (w's not written at the bottom wall), wall fluxes.
     expect_exact<Diff<double>, 16, 4, 1, 4, 7>(11);
@@ -228,6 +235,11 @@ TEST(Planes, ShortDeclarationsAreCaught) {
     EXPECT_GT((planes_launch<S, Shorten<S, 0, 6, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<S, Shorten<S, 1, 1, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<S, Shorten<S, 3, 7, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    // w's advection with buoyancy: u's levels, th's window.
+    using WB = sq::AdvecW2i5Buoy<double>;
+    EXPECT_EQ((planes_launch<WB, WB, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<WB, Shorten<WB, 1, 4, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<WB, Shorten<WB, 3, 6, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
     // The fused diffusion: each input's reach in x and y, its plane levels and its window,
     // one short at a time (+1 raises a lower bound, -1 lowers an upper one).
     using D = Diff<double>;
