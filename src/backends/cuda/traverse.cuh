@@ -324,7 +324,8 @@ __device__ __forceinline__ unsigned long long global_ns() {
 }
 // Until the phase of the given parity has completed. A copy that never completes (a byte
 // count that does not match the boxes: a defect) would hang the run; after 10 s of
-// waiting the kernel traps instead, so the launch fails with an error naming it.
+// waiting the kernel traps instead: the run stops with a launch failure, reported at the
+// next synchronisation, rather than never ending.
 __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
     if (mbar_try_wait(bar, parity)) return;
     const unsigned long long t0 = global_ns();
