@@ -31,7 +31,7 @@ namespace sq {
 
 // Compile-time loops: static_for<N>(f) calls f(Int<0>{}) .. f(Int<N - 1>{}), so that the
 // layout's recursive constexpr functions of q are folded (called with a runtime q, NVRTC
-// emitted them as loops: half the march's instructions).
+// emitted them as loops: a third of the march's instructions).
 template <int V>
 struct Int {
     static constexpr int value = V;
