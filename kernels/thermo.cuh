@@ -69,8 +69,7 @@ struct AdvecW2i5Buoy {
     }
     template <class In>
     SQ_HD T value_with(const In& in, int i, int j, int k) const {
-        return advec().value_at(in(1, u), in(2, v), in(0, w), i, j, k) +
-               buoyancy().value_at(in(3, th), i, j, k);
+        return advec().value_with(in, i, j, k) + buoyancy().value_at(in(3, th), i, j, k);
     }
     SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }

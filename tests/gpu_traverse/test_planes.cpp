@@ -190,27 +190,6 @@ TEST(Planes, DiffUvwSmagMatchesTheGlobalFieldsBitForBit) {
 }
 
 // Declarations one point or level short: the march must then differ somewhere.
-struct UReachShort : U<double> {
-    SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
-        return n == 0 ? sq::PlaneInput{-3, 3, -2, 3, 0, 0, -3, 3} : U<double>::plane_input(n);
-    }
-};
-struct UWindowShort : U<double> {
-    SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
-        return n == 0 ? sq::PlaneInput{-3, 3, -3, 3, 0, 0, -3, 2} : U<double>::plane_input(n);
-    }
-};
-struct WLevelShort : U<double> {
-    SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
-        return n == 2 ? sq::PlaneInput{-1, 0, 0, 0, 0, 0, 0, -1} : U<double>::plane_input(n);
-    }
-};
-struct VRowShort : U<double> {
-    SQ_HD static constexpr sq::PlaneInput plane_input(int n) {
-        return n == 1 ? sq::PlaneInput{-1, 0, 0, 0, 0, 0, 0, -1} : U<double>::plane_input(n);
-    }
-};
-
 // K with one part of one input's declaration moved by Short.
 template <class K, int Input, int Part, int Short>
 struct Shorten : K {
@@ -225,10 +204,11 @@ struct Shorten : K {
 TEST(Planes, ShortDeclarationsAreCaught) {
     using F = U<double>;
     EXPECT_EQ((planes_launch<F, F, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<F, UReachShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<F, UWindowShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<F, WLevelShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<F, VRowShort, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    // u's reach in -y, u's window top, w's top plane level, v's reach in +y.
+    EXPECT_GT((planes_launch<F, Shorten<F, 0, 2, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<F, Shorten<F, 0, 7, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<F, Shorten<F, 2, 5, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<F, Shorten<F, 1, 3, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
     // Scalar advection: s's window, u's reach in x, w's window (its only reads).
     using S = sq::AdvecS2i5<double>;
     EXPECT_EQ((planes_launch<S, S, 16, 4, 1, 5, 7>(9).mismatches), 0);
