@@ -1,5 +1,5 @@
 #pragma once
-// Advection in flux form (NUMERICS.md "Advection"), one grid point per call.
+// Advection in flux form (docs/numerics.md "Advection"), one grid point per call.
 // Scheme "2": 2nd-order central fluxes. Scheme "2i5": 5th-order upwind fluxes horizontally and
 // vertically in the interior, with the vertical order dropping near the walls (see below).
 // Advecting velocities are interpolated (interp2) to the faces of the staggered cell; a

@@ -1,6 +1,6 @@
 #pragma once
 // Ghost-cell boundary conditions at the walls (2nd order), one column (i, j) per call.
-// NUMERICS.md "Boundary conditions": Dirichlet a_g = 2 a_wall - a_1; Neumann/flux
+// docs/numerics.md "Boundary conditions": Dirichlet a_g = 2 a_wall - a_1; Neumann/flux
 // a_g = a_1 -/+ grad dzh at the wall.
 #include "common.cuh"
 

@@ -57,7 +57,7 @@ SQ_HD constexpr T max_(T a, T b) {
 }
 
 // Upwind fluxes at the face between phi[-1] and phi[0] along stride s, advected by U:
-// "central minus |U| times dissipation" (NUMERICS.md). P is a pointer, or an accessor
+// "central minus |U| times dissipation" (docs/numerics.md). P is a pointer, or an accessor
 // with p + n and p[n] (the planes traversal's PlanePtr).
 template <typename T, class P>
 SQ_HD T flux2(const P& p, int s, T U) {

@@ -1,5 +1,5 @@
 #pragma once
-// Diffusion (NUMERICS.md "Diffusion"), one grid point per call.
+// Diffusion (docs/numerics.md "Diffusion"), one grid point per call.
 // smag2: Strain2 -> EviscSmag -> DiffUSmag/DiffVSmag/DiffWSmag/DiffCSmag (stress divergence
 // with K = evisc + nu, scalars with evisc/Pr_t + kappa).
 // constant (DNS): DiffU2/DiffV2/DiffC2 (centred in z) and DiffW2 (half levels in z): plain

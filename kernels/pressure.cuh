@@ -1,5 +1,5 @@
 #pragma once
-// Pressure projection pieces (NUMERICS.md "Pressure"): the Poisson right-hand side, the
+// Pressure projection pieces (docs/numerics.md "Pressure"): the Poisson right-hand side, the
 // gradient subtracted from the tendencies, and the divergence and CFL reductions.
 #include "common.cuh"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Monin-Obukhov surface layer (NUMERICS.md "Boundary conditions" -> surface model).
+// Monin-Obukhov surface layer (docs/numerics.md "Boundary conditions" -> surface model).
 //
 // Similarity functions of zeta = z/L (L: Obukhov length):
 //   unstable (zeta < 0, Wilson 2001): phi = (1 + g |zeta|^(2/3))^(-1/2), g = 3.6 (m), 7.9 (h);

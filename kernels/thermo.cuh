@@ -1,5 +1,5 @@
 #pragma once
-// Dry buoyancy on w (NUMERICS.md "Buoyancy"), called for kstart+1 <= k < kend.
+// Dry buoyancy on w (docs/numerics.md "Buoyancy"), called for kstart+1 <= k < kend.
 #include "advec.cuh"
 #include "common.cuh"
 

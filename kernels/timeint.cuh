@@ -1,5 +1,5 @@
 #pragma once
-// Time integration (NUMERICS.md "Time integration") and the sponge layer.
+// Time integration (docs/numerics.md "Time integration") and the sponge layer.
 #include "common.cuh"
 #include "pressure.cuh"
 

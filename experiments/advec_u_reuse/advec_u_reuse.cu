@@ -23,7 +23,7 @@ template <class T>
 __device__ __forceinline__ T i2(T a, T b) {
     return T(0.5) * (a + b);
 }
-// NUMERICS.md's 5th-order upwind flux (kernels/common.cuh flux5), restated on values so
+// docs/numerics.md's 5th-order upwind flux (kernels/common.cuh flux5), restated on values so
 // that this file stands alone.
 template <class T>
 __device__ __forceinline__ T f5(T a, T b, T c, T d, T e, T f, T U) {

@@ -197,7 +197,7 @@ TEST(Config, Defaults) {
     EXPECT_EQ(c.mpi.npy, 0);
     EXPECT_EQ(c.mpi.source, good("minimal.yaml")); // no mpi section: the file
     EXPECT_EQ(c.advec, AdvecScheme::second_i5);
-    EXPECT_EQ(c.cflmax, 1.0); // the 2i5 default (NUMERICS.md)
+    EXPECT_EQ(c.cflmax, 1.0); // the 2i5 default (docs/numerics.md)
     EXPECT_EQ(c.diff, DiffType::constant);
     EXPECT_EQ(c.nu, 0.01);
     EXPECT_EQ(c.kappa, 0.0);

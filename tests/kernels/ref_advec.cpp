@@ -26,7 +26,7 @@ std::array<int, 3> stagger(Loc loc) {
 }
 
 // Upwind flux through a face with advecting velocity U; p[0..5] = phi[m-3 .. m+2] for the
-// face between phi[m-1] (p[2]) and phi[m] (p[3]). Written out as weights from NUMERICS.md.
+// face between phi[m-1] (p[2]) and phi[m] (p[3]). Written out as weights from docs/numerics.md.
 R face_flux(int order, R U, const std::array<R, 6>& p) {
     const R aU = U < 0 ? -U : U;
     switch (order) {
@@ -109,7 +109,7 @@ Fluxes face_fluxes(const RefGrid& g, Loc loc, const Vec& phi, const Vec& u, cons
     return f;
 }
 
-// -div(F) for the cells of loc, density weighted in z as in NUMERICS.md.
+// -div(F) for the cells of loc, density weighted in z as in docs/numerics.md.
 Vec divergence_of_fluxes(const RefGrid& g, Loc loc, const Fluxes& f) {
     const bool zstag = loc == Loc::W;
     Vec tend(g.ncells, 0.0);

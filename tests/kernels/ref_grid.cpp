@@ -48,7 +48,7 @@ RefGrid make_ref_grid(const GridSpec& s) {
         const double width = level[m + 1] - level[m];
         g.z[ks + m] = 0.5 * (level[m] + level[m + 1]) + jit(gen) * width;
     }
-    // NUMERICS.md: mirrored ghost centres, faces halfway between centres, walls at 0/zsize.
+    // docs/numerics.md: mirrored ghost centres, faces halfway between centres, walls at 0/zsize.
     g.z[ks - 1] = -g.z[ks];
     g.z[ke] = 2.0 * s.zsize - g.z[ke - 1];
     g.zh[ks] = 0.0;

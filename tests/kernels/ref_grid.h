@@ -1,6 +1,6 @@
 #pragma once
 // Test-only grid, random fields and helpers for the independent kernel references.
-// Deliberately self-contained: metrics are built here straight from NUMERICS.md "Grid"
+// Deliberately self-contained: metrics are built here straight from docs/numerics.md "Grid"
 // rather than through squall::Grid, so a metric bug there cannot hide in both sides.
 #include <cstdint>
 #include <vector>

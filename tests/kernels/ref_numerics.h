@@ -1,6 +1,6 @@
 #pragma once
 // Slow, independent reference implementations of the per-point kernels, written from
-// NUMERICS.md and the kernel conventions (docs of kernels/*.cuh), NOT from kernels/*.cuh.
+// docs/numerics.md and the kernel conventions (docs of kernels/*.cuh), NOT from kernels/*.cuh.
 // Style is deliberately different from the kernels: every reference first evaluates explicit
 // face fluxes / stresses into full 3-D arrays (NaN where not defined) and then differences
 // them, accumulating in long double. Results are returned as full-size arrays holding the
@@ -15,7 +15,7 @@ namespace sqref {
 enum class Loc { U, V, W, S };
 
 // Vertical flux order of 2i5 at the face between phi[m-1] and phi[m] (0 = wall, no flux),
-// as given by the near-wall table of NUMERICS.md (shifted by half a cell for w).
+// as given by the near-wall table of docs/numerics.md (shifted by half a cell for w).
 int order_2i5_z(Loc loc, int m, int kstart, int kend);
 using ZOrder = std::function<int(int m)>;
 
@@ -56,7 +56,7 @@ Vec ref_diff_c_smag(const RefGrid& g, const Vec& s, const Vec& evisc, double pra
 // Constant-K Laplacian, density weighted in z; z_staggered: variable on half levels (w).
 Vec ref_diff_const(const RefGrid& g, const Vec& a, double K, bool z_staggered);
 
-// Thermodynamics, pressure, diagnostics (NUMERICS.md and the kernel conventions).
+// Thermodynamics, pressure, diagnostics (docs/numerics.md and the kernel conventions).
 Vec ref_buoyancy_th(const RefGrid& g, const Vec& th, double g_over_thref, double thref);
 Vec ref_buoyancy_b(const RefGrid& g, const Vec& b);
 Vec ref_pres_in(const RefGrid& g, const Vec& u, const Vec& v, const Vec& w, const Vec& ut,

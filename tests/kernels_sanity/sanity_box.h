@@ -1,6 +1,6 @@
 #pragma once
 // Small non-cubic test box with ghost cells (igc = jgc = 3, kgc = 1) and a stretched vertical
-// grid, with metrics built here from NUMERICS.md "Grid" (independently of squall::Grid).
+// grid, with metrics built here from docs/numerics.md "Grid" (independently of squall::Grid).
 #include <cmath>
 #include <cstdint>
 #include <limits>

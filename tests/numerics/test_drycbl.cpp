@@ -1,4 +1,4 @@
-// Dry CBL LES physics (NUMERICS.md validation): the mixed layer deepens like the
+// Dry CBL LES physics (docs/validation.md): the mixed layer deepens like the
 // encroachment estimate h = sqrt(2 (1 + 2A) Q t / gamma) with entrainment ratio A near 0.2,
 // and the heat-flux profile is linear in the mixed layer with a negative minimum at the top.
 // The run writes a real statistics file, which the test reads back with the HDF5 C API.

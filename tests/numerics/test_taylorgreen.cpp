@@ -1,5 +1,5 @@
 // Taylor-Green vortex with scheme 2: L1 errors of u, w and p against the analytic decaying
-// solution must converge at second order (NUMERICS.md validation).
+// solution must converge at second order (docs/validation.md).
 #include <gtest/gtest.h>
 
 #include <cmath>

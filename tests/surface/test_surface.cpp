@@ -15,7 +15,7 @@ namespace {
 
 const double kap = 0.4;
 
-// phi written out here from NUMERICS.md (not taken from the header).
+// phi written out here from docs/numerics.md (not taken from the header).
 double phi_m_ref(double z) {
     return z < 0 ? 1.0 / std::sqrt(1.0 + 3.6 * std::pow(-z, 2.0 / 3.0)) : 1.0 + 5.0 * z;
 }

@@ -40,7 +40,7 @@ void set_initial_fields(const Config& cfg, const Grid<T>& g, Fields<T>& f) {
                 case InitType::couette:
                     break;
                 case InitType::taylorgreen:
-                    // 2-D Taylor-Green vortex in x-z (NUMERICS.md validation case).
+                    // 2-D Taylor-Green vortex in x-z (docs/validation.md).
                     u = std::sin(2 * pi * xh / cfg.grid.xsize) *
                         std::cos(2 * pi * z / cfg.grid.xsize);
                     w = -std::cos(2 * pi * x / cfg.grid.xsize) *

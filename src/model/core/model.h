@@ -1,6 +1,6 @@
 #pragma once
 // The model of one rank: grid, fields and the physics modules, advanced in time by a
-// low-storage Runge-Kutta scheme. See docs/ and NUMERICS.md for the equations.
+// low-storage Runge-Kutta scheme. See docs/ and docs/numerics.md for the equations.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -214,7 +214,7 @@ void Model<T>::tendencies() {
     sponge();
 }
 
-// Projects the velocity tendencies onto a divergence-free field (NUMERICS.md) and takes
+// Projects the velocity tendencies onto a divergence-free field (docs/numerics.md) and takes
 // the RK stage of u, v and w: the pressure solve for dts = b_dt, then the gradient and the
 // stage in one pass (PresOutRk).
 template <typename T>

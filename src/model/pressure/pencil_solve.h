@@ -1,5 +1,5 @@
 #pragma once
-// The pressure solve on pencils, for several ranks (NUMERICS.md "Pressure"; layouts in
+// The pressure solve on pencils, for several ranks (docs/numerics.md "Pressure"; layouts in
 // transpose.h): transpose to x-pencils, real FFTs along x, to y-pencils, FFTs along y, to
 // z-pencils, a real Thomas solve per half-complex column, and back. The transforms are
 // R2C/C2R converted to half-complex order, so every transpose moves the same real

@@ -1,5 +1,5 @@
 #pragma once
-// Spectral pressure solver (NUMERICS.md "Pressure"): real FFTs in x and y, a tridiagonal
+// Spectral pressure solver (docs/numerics.md "Pressure"): real FFTs in x and y, a tridiagonal
 // solve in z per horizontal wavenumber, with MPI pencil transposes between the steps.
 #include <memory>
 #include <vector>
@@ -10,7 +10,7 @@
 
 namespace squall {
 
-// The vertical operator of the solve, per level k = 0..ktot-1 (NUMERICS.md "Pressure"),
+// The vertical operator of the solve, per level k = 0..ktot-1 (docs/numerics.md "Pressure"),
 // shared by the CPU and GPU solvers: a, c link to k-1 and k+1 (zero at the walls),
 // dz2rho = dz^2 rho multiplies the wavenumber term, b_base is the diagonal without it
 // (Neumann closures included), rhs_scale = dz^2/(itot jtot) folds in the FFT
@@ -40,7 +40,7 @@ public:
     PressureSolver(const PressureSolver&) = delete;
     PressureSolver& operator=(const PressureSolver&) = delete;
 
-    // On entry the interior of p holds the right-hand side (step 1 of NUMERICS.md); on exit
+    // On entry the interior of p holds the right-hand side (step 1 of docs/numerics.md); on exit
     // it holds the pressure pi, with p[kstart-1] = p[kstart]. Horizontal ghost cells are
     // not exchanged (the caller does that). Collective over decomp.comm.
     void solve(Field3d<T>& p);

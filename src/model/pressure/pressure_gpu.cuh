@@ -1,5 +1,5 @@
 #pragma once
-// Kernels of the GPU pressure solver (PressureSolverGpu, NUMERICS.md "Pressure"): pack the
+// Kernels of the GPU pressure solver (PressureSolverGpu, docs/numerics.md "Pressure"): pack the
 // interior of a field into the FFT input, solve the tridiagonal system in z per horizontal
 // wavenumber, unpack. The per-thread work is in SQ_HD functions so a host test can run
 // exactly this index logic with FFTW; the __global__ wrappers exist only under NVRTC/nvcc.

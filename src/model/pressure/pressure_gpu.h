@@ -1,5 +1,5 @@
 #pragma once
-// GPU twin of PressureSolver (NUMERICS.md "Pressure"): pack the interior, batched cuFFT
+// GPU twin of PressureSolver (docs/numerics.md "Pressure"): pack the interior, batched cuFFT
 // R2C over x and y per level, a Thomas solve per horizontal wavenumber (one GPU thread per
 // column), inverse C2R, unpack. With npx*npy > 1 it solves on pencils (pencil_solve.h):
 // device transposes and 1-D transforms; the blocks that cross ranks go device to device
