@@ -105,6 +105,13 @@ struct AdvecU2 {
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(ut), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -128,6 +135,13 @@ struct AdvecV2 {
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(vt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -143,15 +157,22 @@ struct AdvecV2 {
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
-// Called for kstart+1 <= k < kend.
 template <typename T>
 struct AdvecW2 {
     static constexpr const char* name = "advec_w_2";
+    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
     T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -176,6 +197,13 @@ struct AdvecS2 {
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -201,6 +229,13 @@ struct AdvecU2i5 {
     T dxi, dyi;
     int jj, kk;
     int kstart, kend;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(ut), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
+    }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
     // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
     static constexpr int stage_reach = 3;
@@ -257,6 +292,13 @@ struct AdvecV2i5 {
     T dxi, dyi;
     int jj, kk;
     int kstart, kend;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(vt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
+    }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
     // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
     static constexpr int stage_reach = 3;
@@ -302,16 +344,23 @@ struct AdvecV2i5 {
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
-// Called for kstart+1 <= k < kend.
 template <typename T>
 struct AdvecW2i5 {
     static constexpr const char* name = "advec_w_2i5";
+    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
     T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
     int jj, kk;
     int kstart, kend;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
+    }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
     // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
     static constexpr int stage_reach = 3;
@@ -364,6 +413,13 @@ struct AdvecS2i5 {
     T dxi, dyi;
     int jj, kk;
     int kstart, kend;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
+    }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
     // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
     static constexpr int stage_reach = 3;
@@ -408,5 +464,9 @@ struct AdvecS2i5 {
     SQ_HD void store(int i, int j, int k, T val) const { st[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using AdvecKernels =
+    KernelList<AdvecU2, AdvecV2, AdvecW2, AdvecS2, AdvecU2i5, AdvecV2i5, AdvecW2i5, AdvecS2i5>;
 
 } // namespace sq

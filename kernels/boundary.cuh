@@ -16,6 +16,13 @@ struct GhostBottom {
     int dirichlet;   // 1: Dirichlet, 0: Neumann
     int kstart;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(a), sq::Use::inout).plane(SQ_ARG(values));
+        d.scalars(SQ_ARG(value), SQ_ARG(dzh_wall), SQ_ARG(dirichlet), SQ_ARG(kstart), SQ_ARG(jj),
+                  SQ_ARG(kk));
+    }
     static constexpr const char* name = "ghost_bottom";
     SQ_HD void operator()(int i, int j) const {
         const int ij = i + j * jj;
@@ -33,6 +40,13 @@ struct GhostTop {
     int dirichlet;
     int kend;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(a), sq::Use::inout);
+        d.scalars(SQ_ARG(value), SQ_ARG(dzh_wall), SQ_ARG(dirichlet), SQ_ARG(kend), SQ_ARG(jj),
+                  SQ_ARG(kk));
+    }
     static constexpr const char* name = "ghost_top";
     SQ_HD void operator()(int i, int j) const {
         const int ijk = i + j * jj + (kend - 1) * kk;
@@ -46,6 +60,12 @@ struct GhostW {
     T* w;
     int kstart, kend;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(w), sq::Use::inout);
+        d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+    }
     static constexpr const char* name = "ghost_w";
     SQ_HD void operator()(int i, int j) const {
         const int ij = i + j * jj;
@@ -61,6 +81,12 @@ struct GhostMirror {
     T* a;
     int kstart, kend;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(a), sq::Use::inout);
+        d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+    }
     static constexpr const char* name = "ghost_mirror";
     SQ_HD void operator()(int i, int j) const {
         const int ij = i + j * jj;
@@ -68,5 +94,8 @@ struct GhostMirror {
         a[ij + kend * kk] = a[ij + (kend - 1) * kk];
     }
 };
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using BoundaryKernels = KernelList<GhostBottom, GhostTop, GhostW, GhostMirror>;
 
 } // namespace sq

@@ -13,6 +13,8 @@
 #define SQ_RESTRICT __restrict__
 #endif
 
+#include "declare.cuh"
+
 namespace sq {
 
 // Index range of a traversal: [i0,i1) x [j0,j1) x [k0,k1).

@@ -14,6 +14,13 @@ struct AbsDivergence {
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -28,9 +35,16 @@ struct AbsDivergence {
 template <typename T>
 struct KineticEnergyDz {
     static constexpr const char* name = "diag_ke_dz";
+    static constexpr bool summed = true; // reduced by launch_sum (max otherwise)
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T* SQ_RESTRICT dz;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w)).profile(SQ_ARG(dz));
+        d.scalars(SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD double operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -45,13 +59,22 @@ struct KineticEnergyDz {
 template <typename T>
 struct ValueDz {
     static constexpr const char* name = "diag_value_dz";
+    static constexpr bool summed = true; // reduced by launch_sum (max otherwise)
     const T* SQ_RESTRICT a;
     const T* SQ_RESTRICT dz;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(a)).profile(SQ_ARG(dz)).scalars(SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD double operator()(int i, int j, int k) const {
         return double(a[i + j * jj + k * kk]) * dz[k];
     }
 };
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using DiagnosticKernels = KernelList<AbsDivergence, KineticEnergyDz, ValueDz>;
 
 } // namespace sq

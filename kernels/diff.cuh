@@ -51,6 +51,13 @@ struct Strain2 {
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi;
     T dxi, dyi;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(strain2), sq::Use::out).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     // du/dy + dv/dx at the xy-edge at the south-west corner of centre n.
     SQ_HD T shear_xy(int n) const { return (u[n] - u[n - jj]) * dyi + (v[n] - v[n - 1]) * dxi; }
@@ -95,6 +102,14 @@ struct EviscSmag {
     T z0m;
     int mason; // 1: Mason wall damping (with a surface model), 0: none
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(evisc), sq::Use::out).fields(SQ_ARG(strain2), SQ_ARG(th));
+        d.scalar(SQ_ARG(g_over_thref)).profiles(SQ_ARG(z), SQ_ARG(dz));
+        d.scalars(SQ_ARG(dx), SQ_ARG(dy), SQ_ARG(cs), SQ_ARG(prandtl_t), SQ_ARG(z0m), SQ_ARG(mason),
+                  SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -123,6 +138,15 @@ struct DiffUSmag {
     int kstart, kend;
     static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(ut), sq::Use::inout);
+        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(nu)).planes(SQ_ARG(fluxbot), SQ_ARG(fluxtop));
+        d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, evisc, i, j, k); }
     // u, v, w, evisc: the inputs, as pointers or accessors (DiffUVWSmag::value_with).
@@ -161,6 +185,15 @@ struct DiffVSmag {
     int kstart, kend;
     static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(vt), sq::Use::inout);
+        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(nu)).planes(SQ_ARG(fluxbot), SQ_ARG(fluxtop));
+        d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, evisc, i, j, k); }
     template <class P>
@@ -191,12 +224,22 @@ struct DiffVSmag {
 template <typename T>
 struct DiffWSmag {
     static constexpr const char* name = "diff_w_smag";
+    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
     T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, nu;
     int kstart, kend; // not needed by the stencil; kept so all DiffXSmag share one layout
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(wt), sq::Use::inout);
+        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(nu), SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj),
+                  SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, evisc, i, j, k); }
     template <class P>
@@ -234,6 +277,15 @@ struct DiffCSmag {
     int kstart, kend;
     static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(evisc));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(prandtl_t_inv), SQ_ARG(kappa));
+        d.planes(SQ_ARG(fluxbot), SQ_ARG(fluxtop));
+        d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T kh(int n, int s_nb) const {
         return interp2(evisc[n], evisc[n + s_nb]) * prandtl_t_inv + kappa;
@@ -284,6 +336,13 @@ struct DiffZc2 {
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, K;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(at), sq::Use::inout).field(SQ_ARG(a));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(K), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -308,15 +367,22 @@ using DiffV2 = DiffZc2<T, DiffV2Name>;
 template <typename T>
 using DiffC2 = DiffZc2<T, DiffC2Name>;
 
-// Called for kstart+1 <= k < kend.
 template <typename T>
 struct DiffW2 {
     static constexpr const char* name = "diff_w_2";
+    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
     T* SQ_RESTRICT at;
     const T* SQ_RESTRICT a;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, K;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(at), sq::Use::inout).field(SQ_ARG(a));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(K), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -335,6 +401,12 @@ struct DnSmag {
     const T* SQ_RESTRICT dzi;
     T dxi, dyi, prandtl_t;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(evisc)).profile(SQ_ARG(dzi));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(prandtl_t), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -348,10 +420,19 @@ struct DnConst {
     T K;
     const T* SQ_RESTRICT dzi;
     T dxi, dyi;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.scalar(SQ_ARG(K)).profile(SQ_ARG(dzi)).scalars(SQ_ARG(dxi), SQ_ARG(dyi));
+    }
 
     SQ_HD T operator()(int, int, int k) const {
         return K * (dxi * dxi + dyi * dyi + dzi[k] * dzi[k]);
     }
 };
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using DiffKernels = KernelList<Strain2, EviscSmag, DiffUSmag, DiffVSmag, DiffWSmag, DiffCSmag,
+                               DiffU2, DiffV2, DiffC2, DiffW2, DnSmag, DnConst>;
 
 } // namespace sq

@@ -18,6 +18,17 @@ struct DiffUVWSmag {
     const T *SQ_RESTRICT vfluxbot, *SQ_RESTRICT vfluxtop;
     int kstart, kend;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(ut), sq::Use::inout).field(SQ_ARG(vt), sq::Use::inout);
+        d.field(SQ_ARG(wt), sq::Use::inout);
+        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(nu));
+        d.planes(SQ_ARG(ufluxbot), SQ_ARG(ufluxtop), SQ_ARG(vfluxbot), SQ_ARG(vfluxtop));
+        d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     static constexpr int wall_levels = 1; // as DiffUSmag, DiffVSmag; w skips kstart
     // The 3-D inputs, each with the levels it is read at around k, and the wall fluxes
@@ -94,5 +105,8 @@ struct DiffUVWSmag {
     // faster so (4.30 against 4.77 ms at 512^3 in double), the plain default 5 % slower.
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using DiffFusedKernels = KernelList<DiffUVWSmag>;
 
 } // namespace sq

@@ -19,6 +19,12 @@ struct HaloWrapX {
     T* a;
     int istart, iend, imax;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(a), sq::Use::inout);
+        d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(imax), SQ_ARG(jj), SQ_ARG(kk));
+    }
     SQ_HD void operator()(int g0, int j, int k) const {
         T* row = a + j * jj + k * kk;
         const int g = g0 + 1;
@@ -34,6 +40,12 @@ struct HaloWrapY {
     T* a;
     int jstart, jend, jmax;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(a), sq::Use::inout);
+        d.scalars(SQ_ARG(jstart), SQ_ARG(jend), SQ_ARG(jmax), SQ_ARG(jj), SQ_ARG(kk));
+    }
     SQ_HD void operator()(int i, int g0, int k) const {
         const int g = g0 + 1;
         const int src_s = jstart + (jmax - g % jmax) % jmax;
@@ -52,6 +64,14 @@ struct HaloPackX {
     const T* a;
     int istart, iend, jstart, jmax, igc;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.buffer(SQ_ARG(send_w), sq::Use::out).buffer(SQ_ARG(send_e), sq::Use::out);
+        d.field(SQ_ARG(a));
+        d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(jstart), SQ_ARG(jmax), SQ_ARG(igc),
+                  SQ_ARG(jj), SQ_ARG(kk));
+    }
     SQ_HD void operator()(int i0, int j, int k) const {
         const int c = i0 + igc * ((j - jstart) + jmax * k);
         const int row = j * jj + k * kk;
@@ -68,6 +88,13 @@ struct HaloUnpackX {
     const T *recv_w, *recv_e;
     int istart, iend, jstart, jmax, igc;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(a), sq::Use::inout).buffers(SQ_ARG(recv_w), SQ_ARG(recv_e));
+        d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(jstart), SQ_ARG(jmax), SQ_ARG(igc),
+                  SQ_ARG(jj), SQ_ARG(kk));
+    }
     SQ_HD void operator()(int i0, int j, int k) const {
         const int c = i0 + igc * ((j - jstart) + jmax * k);
         const int row = j * jj + k * kk;
@@ -84,6 +111,14 @@ struct HaloPackY {
     const T* a;
     int jstart, jend, jgc, icells;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.buffer(SQ_ARG(send_s), sq::Use::out).buffer(SQ_ARG(send_n), sq::Use::out);
+        d.field(SQ_ARG(a));
+        d.scalars(SQ_ARG(jstart), SQ_ARG(jend), SQ_ARG(jgc), SQ_ARG(icells), SQ_ARG(jj),
+                  SQ_ARG(kk));
+    }
     SQ_HD void operator()(int i, int j0, int k) const {
         const int c = i + icells * (j0 + jgc * k);
         send_s[c] = a[i + (jstart + j0) * jj + k * kk];
@@ -98,11 +133,22 @@ struct HaloUnpackY {
     const T *recv_s, *recv_n;
     int jstart, jend, jgc, icells;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(a), sq::Use::inout).buffers(SQ_ARG(recv_s), SQ_ARG(recv_n));
+        d.scalars(SQ_ARG(jstart), SQ_ARG(jend), SQ_ARG(jgc), SQ_ARG(icells), SQ_ARG(jj),
+                  SQ_ARG(kk));
+    }
     SQ_HD void operator()(int i, int j0, int k) const {
         const int c = i + icells * (j0 + jgc * k);
         a[i + (jstart - jgc + j0) * jj + k * kk] = recv_s[c];
         a[i + (jend + j0) * jj + k * kk] = recv_n[c];
     }
 };
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using HaloKernels =
+    KernelList<HaloWrapX, HaloWrapY, HaloPackX, HaloUnpackX, HaloPackY, HaloUnpackY>;
 
 } // namespace sq

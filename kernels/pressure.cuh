@@ -15,6 +15,14 @@ struct PresIn {
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, dtsi;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(p), sq::Use::out);
+        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(ut), SQ_ARG(vt), SQ_ARG(wt));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(dtsi), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD void operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -36,6 +44,13 @@ struct PresOut {
     T dxi, dyi;
     int kstart;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(ut), sq::Use::inout).field(SQ_ARG(vt), sq::Use::inout);
+        d.field(SQ_ARG(wt), sq::Use::inout).field(SQ_ARG(p)).profile(SQ_ARG(dzhi));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(kstart), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     // The tendencies less the pressure gradient at their faces (PresOutRk reuses these).
     SQ_HD T ut_projected(int ijk) const { return ut[ijk] - (p[ijk] - p[ijk - 1]) * dxi; }
@@ -60,6 +75,13 @@ struct Divergence {
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -77,6 +99,12 @@ struct Cfl {
     const T* SQ_RESTRICT dzi;
     T dxi, dyi;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w)).profile(SQ_ARG(dzi));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -84,5 +112,8 @@ struct Cfl {
                abs_(interp2(w[ijk], w[ijk + kk])) * dzi[k];
     }
 };
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using PressureKernels = KernelList<PresIn, PresOut, Divergence, Cfl>;
 
 } // namespace sq

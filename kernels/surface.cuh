@@ -191,6 +191,14 @@ struct SurfaceMost {
     T umin; // minimum wind speed (most::umin_default)
     int kstart;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.plane(SQ_ARG(ustar), sq::Use::out).plane(SQ_ARG(obuk_inv), sq::Use::out);
+        d.fields(SQ_ARG(u), SQ_ARG(v)).plane(SQ_ARG(sfluxbot));
+        d.scalars(SQ_ARG(g_over_thref), SQ_ARG(ubot), SQ_ARG(vbot), SQ_ARG(z1), SQ_ARG(z0m),
+                  SQ_ARG(umin), SQ_ARG(kstart), SQ_ARG(jj), SQ_ARG(kk));
+    }
     static constexpr const char* name = "surface_most";
     SQ_HD void operator()(int i, int j) const {
         const int ij = i + j * jj;
@@ -213,6 +221,11 @@ struct SurfaceStableLimit {
     const T* obuk_inv; // 2-D
     T z1, z0m;
     int jj;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.plane(SQ_ARG(obuk_inv)).scalars(SQ_ARG(z1), SQ_ARG(z0m), SQ_ARG(jj));
+    }
     static constexpr const char* name = "surface_stable_limit";
     SQ_HD T operator()(int i, int j, int) const {
         return obuk_inv[i + j * jj] >= most::zeta_stable_max(z1, z0m) / z1 ? T(1) : T(0);
@@ -235,6 +248,15 @@ struct SurfaceMomentumFlux {
     T z1, z0m;
     int kstart;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.plane(SQ_ARG(ufluxbot), sq::Use::out).plane(SQ_ARG(vfluxbot), sq::Use::out);
+        d.plane(SQ_ARG(dudz_bot), sq::Use::out).plane(SQ_ARG(dvdz_bot), sq::Use::out);
+        d.fields(SQ_ARG(u), SQ_ARG(v)).planes(SQ_ARG(ustar), SQ_ARG(obuk_inv));
+        d.scalars(SQ_ARG(ubot), SQ_ARG(vbot), SQ_ARG(z1), SQ_ARG(z0m), SQ_ARG(kstart), SQ_ARG(jj),
+                  SQ_ARG(kk));
+    }
     static constexpr const char* name = "surface_momentum_flux";
     SQ_HD void operator()(int i, int j) const {
         const int ij = i + j * jj;
@@ -266,6 +288,13 @@ struct SurfaceScalar {
     const T *ustar, *obuk_inv; // 2-D
     T z1;
     int jj;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.plane(SQ_ARG(dsdz_bot), sq::Use::out);
+        d.planes(SQ_ARG(fluxbot), SQ_ARG(ustar), SQ_ARG(obuk_inv));
+        d.scalars(SQ_ARG(z1), SQ_ARG(jj));
+    }
     static constexpr const char* name = "surface_scalar";
     SQ_HD void operator()(int i, int j) const {
         const int ij = i + j * jj;
@@ -273,5 +302,9 @@ struct SurfaceScalar {
             -fluxbot[ij] * most::phi_h(z1 * obuk_inv[ij]) / (ustar[ij] * most::kappa_vk<T>() * z1);
     }
 };
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using SurfaceKernels =
+    KernelList<SurfaceMost, SurfaceStableLimit, SurfaceMomentumFlux, SurfaceScalar>;
 
 } // namespace sq

@@ -11,10 +11,17 @@ namespace sq {
 template <typename T>
 struct BuoyancyTh {
     static constexpr const char* name = "buoyancy_th";
+    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
     T* SQ_RESTRICT wt;
     const T* SQ_RESTRICT th;
     T g_over_thref, thref;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(wt), sq::Use::inout).field(SQ_ARG(th));
+        d.scalars(SQ_ARG(g_over_thref), SQ_ARG(thref), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const { return value_at(th, i, j, k); }
     template <class P>
@@ -32,12 +39,21 @@ struct BuoyancyTh {
 template <typename T>
 struct AdvecW2i5Buoy {
     static constexpr const char* name = "advec_w_2i5_buoy";
+    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
     T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT th;
     const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, g_over_thref, thref;
     int jj, kk;
     int kstart, kend;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(th));
+        d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(g_over_thref), SQ_ARG(thref), SQ_ARG(jj),
+                  SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
+    }
     static constexpr int wall_levels = AdvecW2i5<T>::wall_levels;
     // The 3-D inputs for the staged and planes traversals: AdvecW2i5's, and th on the
     // point's column at k-1..k (a register window in the planes traversal).
@@ -79,11 +95,20 @@ struct AdvecW2i5Buoy {
 template <typename T>
 struct AdvecW2Buoy {
     static constexpr const char* name = "advec_w_2_buoy";
+    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
     T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT th;
     const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, g_over_thref, thref;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(th));
+        d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(g_over_thref), SQ_ARG(thref), SQ_ARG(jj),
+                  SQ_ARG(kk));
+    }
 
     SQ_HD T value(int i, int j, int k) const {
         const AdvecW2<T> advec{wt, u, v, w, dzhi, rho, rhoh, dxi, dyi, jj, kk};
@@ -93,5 +118,8 @@ struct AdvecW2Buoy {
     SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using ThermoKernels = KernelList<BuoyancyTh, AdvecW2i5Buoy, AdvecW2Buoy>;
 
 } // namespace sq

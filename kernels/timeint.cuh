@@ -20,6 +20,12 @@ struct RkUpdate {
     T *SQ_RESTRICT a, *SQ_RESTRICT at;
     T b_dt, a_next;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(a), sq::Use::inout).field(SQ_ARG(at), sq::Use::inout);
+        d.scalars(SQ_ARG(b_dt), SQ_ARG(a_next), SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD void operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
@@ -40,6 +46,16 @@ struct PresOutRk {
     T dxi, dyi, b_dt, a_next;
     int kstart;
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(u), sq::Use::inout).field(SQ_ARG(v), sq::Use::inout);
+        d.field(SQ_ARG(w), sq::Use::inout).field(SQ_ARG(ut), sq::Use::inout);
+        d.field(SQ_ARG(vt), sq::Use::inout).field(SQ_ARG(wt), sq::Use::inout).field(SQ_ARG(p));
+        d.profile(SQ_ARG(dzhi));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(b_dt), SQ_ARG(a_next), SQ_ARG(kstart),
+                  SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD PresOut<T> pres_out() const { return {ut, vt, wt, p, dzhi, dxi, dyi, kstart, jj, kk}; }
 
@@ -62,11 +78,20 @@ struct Sponge {
     const T* SQ_RESTRICT aref; // by k
     const T* SQ_RESTRICT coef; // by k
     int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    void declare(D& d) const {
+        d.field(SQ_ARG(at), sq::Use::inout).field(SQ_ARG(a)).profiles(SQ_ARG(aref), SQ_ARG(coef));
+        d.scalars(SQ_ARG(jj), SQ_ARG(kk));
+    }
 
     SQ_HD void operator()(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         at[ijk] -= coef[k] * (a[ijk] - aref[k]);
     }
 };
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using TimeintKernels = KernelList<RkUpdate, PresOutRk, Sponge>;
 
 } // namespace sq

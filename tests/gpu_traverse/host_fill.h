@@ -1,6 +1,6 @@
 #pragma once
 // Host-side filling of a kernel struct, and a loop over the kernel list, for the host tests of the
-// GPU backend's contracts (wall_levels, staged inputs): every array of its parameter table gets
+// GPU backend's contracts (wall_levels, staged inputs): every array of its declaration gets
 // random values.
 #include "backends/cuda/gpu_launch.h"
 #include "kernel_list.h"
@@ -14,27 +14,22 @@
 
 namespace squall::gpu::testing {
 
-// Fills every member of f from its parameter table: arrays with random values in
+// Fills every member of f from its declaration: arrays with random values in
 // [0.5, 1.5) (nullable 2-D arrays too, so that wall fluxes are in use), scalars likewise,
 // ints other than the strides and walls left as blank_kernel set them.
 template <class F, typename T>
 void fill(F& f, const TestGrid& g, std::vector<std::vector<T>>& storage, uint32_t seed) {
-    const KernelType kt = gpu::detail::kernel_type<F>(Form::traverse3d);
-    const FlatLayout* layout = flat_layout(kt);
-    ASSERT_NE(layout, nullptr) << F::name;
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> dist(0.5, 1.5);
-    const auto members = table_members(F::name);
-    for (size_t n = 0; n < members.size(); ++n) {
-        char* at = reinterpret_cast<char*>(&f) + layout->offsets[n];
-        const std::string& kind = members[n].kind;
-        if (kind == "int") continue;
-        if (kind == "T") {
+    for (const Member& m : declared_members<F>()) {
+        char* at = reinterpret_cast<char*>(&f) + m.offset;
+        if (m.shape == Shape::integer) continue;
+        if (m.shape == Shape::real) {
             const T v = T(dist(rng));
             std::memcpy(at, &v, sizeof v);
             continue;
         }
-        const size_t pad = g.lead(kind), count = g.elements(kind);
+        const size_t pad = g.lead(m.shape), count = g.elements(m.shape);
         storage.emplace_back(count);
         for (T& v : storage.back()) v = T(dist(rng));
         T* p = storage.back().data() + pad;

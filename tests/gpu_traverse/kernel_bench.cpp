@@ -248,30 +248,27 @@ struct Output {
 template <class F, typename T>
 F make_kernel(const Pool<T>& pool, std::vector<Output>& outputs, int& arrays, Mix& mix) {
     F f = blank_kernel<F>(pool.g);
-    const auto members = gpu::table_members(F::name);
-    const auto* layout = gpu::flat_layout(gpu::detail::kernel_type<F>(gpu::Form::traverse3d));
     size_t nf = 0, nz = 0, n2 = 0;
     arrays = 0;
-    for (size_t n = 0; n < members.size(); ++n) {
-        char* at = reinterpret_cast<char*>(&f) + layout->offsets[n];
-        const std::string& kind = members[n].kind;
+    for (const gpu::Member& m : gpu::declared_members<F>()) {
+        char* at = reinterpret_cast<char*>(&f) + m.offset;
         rt::DevicePtr p = 0;
-        if (kind[0] == '3') {
+        if (m.shape == gpu::Shape::field) {
             const rt::DevicePtr base = pool.f3.at(nf++);
             p = base + pool.g.pad() * sizeof(T); // the aligned layout of Field3d
-            arrays += kind == "3o" ? 2 : 1;
-            ++(kind == "3o" ? mix.rw : kind == "3w" ? mix.w : mix.in);
-            if (kind == "3o" || kind == "3w") outputs.push_back({base, pool.n3()});
-        } else if (kind == "zi") {
+            arrays += m.use == sq::Use::inout ? 2 : 1;
+            ++(m.use == sq::Use::inout ? mix.rw : m.use == sq::Use::out ? mix.w : mix.in);
+            if (m.use != sq::Use::in) outputs.push_back({base, pool.n3()});
+        } else if (m.shape == gpu::Shape::profile) {
             p = pool.z.at(nz++);
-        } else if (kind == "2i") {
+        } else if (m.shape == gpu::Shape::plane) {
             p = pool.s2.at(n2++);
-        } else if (kind == "T") {
+        } else if (m.shape == gpu::Shape::real) {
             const T v = T(0.97);
             std::memcpy(at, &v, sizeof v);
             continue;
         } else {
-            if (members[n].name == "mason") std::memset(at, 1, 1);
+            if (m.name == "mason") std::memset(at, 1, 1);
             continue;
         }
         std::memcpy(at, &p, sizeof p);
@@ -404,7 +401,7 @@ void add_search(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt
     Search<T> s;
     s.name = F::name;
     s.main = s.name == "advec_u_2i5" || s.name == "diff_uvw_smag";
-    s.range = pool.g.range(s.name);
+    s.range = pool.g.template range<F>();
     s.problem = gpu::problem_of(s.range);
     const F f = make_kernel<F>(pool, s.outputs, s.arrays, s.mix);
     defs.push_back(gpu::def_for(s.range, f));
@@ -479,7 +476,7 @@ void add_model_searches(rt::Runtime& rt, const Options& o, Pool<T>& pool,
     auto z = [&](int a) { return reinterpret_cast<const T*>(pool.z[a]); };
     const Output field0{pool.f3[0], pool.n3()};
     auto plane = [&](int a) { return Output{pool.s2[a], g.kk()}; };
-    const sq::Range3 r2 = g.range_2d(), rc = g.range("cfl");
+    const sq::Range3 r2 = g.range_2d(), rc = g.range<sq::Cfl<T>>();
     const sq::Range3 r2_ext{r2.i0 - 1, r2.i1, r2.j0 - 1, r2.j1, 0, 1}; // as surface_layer()
     const T dxi = T(0.9), dyi = T(1.1), z1 = T(0.6), z0m = T(0.1);
     auto add = [&](const auto& f, Form form, sq::Range3 r, std::vector<Output> out, int n) {

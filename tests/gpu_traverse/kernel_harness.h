@@ -23,36 +23,33 @@ public:
 
     KernelHarness(const TestGrid& g, uint32_t seed, sq::Range3 range)
         : grid_(g), range_(range), host_(blank_kernel<F>(g)), dev_(host_) {
-        const KernelType kt = detail::kernel_type<F>(Form::traverse3d);
-        const FlatLayout* layout = flat_layout(kt);
-        if (!layout) throw std::logic_error(std::string("no parameter table for ") + F::name);
-        const auto members = table_members(F::name);
+        const std::vector<Member> members = declared_members<F>();
         std::mt19937 rng(seed);
         std::uniform_real_distribution<double> dist(0.5, 1.5);
         rt::Driver& drv = rt::Driver::get();
         for (size_t n = 0; n < members.size(); ++n) {
-            const std::string& kind = members[n].kind;
-            char* hp = reinterpret_cast<char*>(&host_) + layout->offsets[n];
-            char* dp = reinterpret_cast<char*>(&dev_) + layout->offsets[n];
-            if (kind == "T") {
+            const Member& m = members[n];
+            char* hp = reinterpret_cast<char*>(&host_) + m.offset;
+            char* dp = reinterpret_cast<char*>(&dev_) + m.offset;
+            if (m.shape == Shape::real) {
                 const T v = T(dist(rng));
                 std::memcpy(hp, &v, sizeof v), std::memcpy(dp, &v, sizeof v);
                 continue;
             }
-            if (kind == "int") {
-                if (members[n].name == "mason") {
+            if (m.shape == Shape::integer) {
+                if (m.name == "mason") {
                     const int one = 1;
                     std::memcpy(hp, &one, sizeof one), std::memcpy(dp, &one, sizeof one);
                 }
                 continue;
             }
             Array a;
-            a.name = members[n].name;
-            a.output = kind == "3o" || kind == "3w";
-            const size_t pad = g.lead(kind), count = g.elements(kind);
+            a.name = m.name;
+            a.output = m.use != sq::Use::in;
+            const size_t pad = g.lead(m.shape), count = g.elements(m.shape);
             a.init.resize(count);
             for (T& v : a.init) v = T(dist(rng));
-            if (a.output) poison(a.init.data() + pad, kind == "3w");
+            if (a.output) poison(a.init.data() + pad, m.use == sq::Use::out);
             a.dev = drv.alloc(count * sizeof(T));
             drv.upload(a.dev, a.init.data(), count * sizeof(T));
             a.host = a.init;

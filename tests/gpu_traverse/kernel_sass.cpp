@@ -21,7 +21,7 @@ bool compile_one(std::string_view want, int n, const std::string& json, const st
     if (want != F::name) return false;
     const TestGrid g{n, n, n};
     const F f = blank_kernel<F>(g);
-    const sq::Range3 r = g.range(F::name);
+    const sq::Range3 r = g.range<F>();
     rt::KernelDef d = gpu::def_for(r, f);
     rt::RuntimeOptions o;
     o.use_device = false;

@@ -48,7 +48,7 @@ template <class F>
 void add_check(std::vector<rt::Runtime::Request>& reqs, std::vector<rt::KernelDef>& defs,
                std::vector<std::function<void(const std::vector<rt::KernelInstance>&)>>& runs,
                uint32_t seed) {
-    const sq::Range3 r = kGrid.range(F::name);
+    const sq::Range3 r = kGrid.range<F>();
     const F blank = blank_kernel<F>(kGrid);
     defs.push_back(gpu::def_for(r, blank));
     const rt::KernelDef& def = defs.back();
@@ -135,7 +135,7 @@ TEST(GpuDispatch, LaunchAndReductionsThroughLaunchH) {
     SKIP_WITHOUT_GPU();
     gpu::activate();
     {
-        const sq::Range3 r = kGrid.range("advec_u_2i5");
+        const sq::Range3 r = kGrid.range<sq::AdvecU2i5<double>>();
         KernelHarness<sq::AdvecU2i5<double>> h(kGrid, 7, r);
         launch(r, h.device_kernel());
         rt::Driver::get().synchronize();
@@ -164,7 +164,7 @@ TEST(GpuDispatch, LaunchAndReductionsThroughLaunchH) {
     // Recording: launches only note variants; end_recording compiles them.
     gpu::Backend& b = gpu::backend();
     b.begin_recording();
-    const sq::Range3 r = kGrid.range("rk_update");
+    const sq::Range3 r = kGrid.range<sq::RkUpdate<float>>();
     sq::RkUpdate<float> rk{nullptr, nullptr, 1.f, 0.f, kGrid.jj(), kGrid.kk()};
     launch(r, rk); // no data: would fault if it ran
     EXPECT_EQ(b.end_recording(), 1u);
@@ -198,7 +198,7 @@ TEST(GpuDispatch, FloatMaxAnd2dKernel) {
     drv.upload(d, dzi.data(), dzi.size() * 4);
     const sq::DnConst<float> dn_d{0.3f, reinterpret_cast<float*>(d), 2.f, 3.f};
     const sq::DnConst<float> dn_h{0.3f, dzi.data(), 2.f, 3.f};
-    const sq::Range3 r = g.range("dn_const");
+    const sq::Range3 r = g.range<sq::DnConst<float>>();
     const float ref = cpu::reduce_max(r, dn_h);
     EXPECT_NEAR(launch_max(r, dn_d), ref, 1e-6f * ref);
     drv.free(d);

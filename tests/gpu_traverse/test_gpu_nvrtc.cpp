@@ -36,7 +36,7 @@ const TestGrid kGrid{40, 36, 28};
 template <template <class> class K, class T>
 void add_default(std::vector<Job>& jobs, gpu::Form form) {
     const auto f = blank_kernel<K<T>>(kGrid);
-    const sq::Range3 r = form == gpu::Form::traverse2d ? kGrid.range_2d() : kGrid.range(f.name);
+    const sq::Range3 r = form == gpu::Form::traverse2d ? kGrid.range_2d() : kGrid.range<K<T>>();
     rt::KernelDef d = gpu::def_for(r, f, form);
     jobs.push_back({d, gpu::problem_of(r), d.space().default_config()});
 }
@@ -160,18 +160,16 @@ TEST(GpuKernelsNvrtc, PlanesConfigurations) {
     compile_all(jobs);
 }
 
-// The parameter tables agree with the structs (size: make_def throws otherwise), and every
-// tunable kernel of the model declares its arguments, so SQUALL_CAPTURE can save them: the
-// model's 3-D kernels as separate parameters, the others as one struct with its members,
-// reductions plus their partial results.
+// Every tunable kernel declares its arguments, so SQUALL_CAPTURE can save them: the 3-D
+// kernels as separate parameters, the others as one struct with its members, reductions
+// plus their partial results.
 TEST(GpuKernelsNvrtc, CaptureLayoutForEveryTunableKernel) {
     std::vector<Job> jobs;
     add_defaults(jobs, Kernels3d{}, gpu::Form::traverse3d);
-    const size_t flat = jobs.size();
     add_defaults(jobs, HaloKernels{}, gpu::Form::traverse3d);
+    const size_t flat = jobs.size();
     add_defaults(jobs, Kernels2d{}, gpu::Form::traverse2d);
     add_defaults(jobs, Reductions{}, gpu::Form::reduce_max);
-    add_defaults(jobs, DiagReductions{}, gpu::Form::reduce_max);
     add_defaults(jobs, SumReductions{}, gpu::Form::reduce_sum);
     for (const char* acc : {"float", "double"})
         for (int op : {0, 1})
@@ -205,7 +203,7 @@ namespace {
 template <template <class> class K, class T>
 void check_wisdom(std::vector<std::string>& problems) {
     const auto f = blank_kernel<K<T>>(kGrid);
-    const rt::KernelDef d = gpu::def_for(kGrid.range(f.name), f);
+    const rt::KernelDef d = gpu::def_for(kGrid.range<K<T>>(), f);
     const rt::Wisdom w =
         rt::Wisdom::load(d.key(), d.space(), {std::string(SQUALL_SOURCE_DIR) + "/wisdom"});
     bool has256 = false, has512 = false;
@@ -217,7 +215,7 @@ void check_wisdom(std::vector<std::string>& problems) {
     rt::DeviceInfo h200 = rt::DeviceInfo::for_arch("sm_90");
     h200.name = "NVIDIA H200";
     const rt::ProblemSize p =
-        on_w_levels(f.name) ? rt::ProblemSize(512, 512, 511) : rt::ProblemSize(512, 512, 512);
+        on_w_levels<K<T>>() ? rt::ProblemSize(512, 512, 511) : rt::ProblemSize(512, 512, 512);
     const auto sel = w.select(p, h200, h200.name, d.space());
     if (sel.level != 1) problems.push_back(d.key() + ": no H200 record near 512^3");
     if (!d.space().is_valid(sel.config, p, h200)) problems.push_back(d.key() + ": invalid");
@@ -253,7 +251,7 @@ template <class F>
 void check_shared_memory(int& kernels) {
     using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
     const F f = blank_kernel<F>(kGrid);
-    const sq::Range3 r = kGrid.range(F::name);
+    const sq::Range3 r = kGrid.range<F>();
     const rt::KernelDef d = gpu::def_for(r, f);
     const rt::ConfigSpace& space = d.space();
     const rt::DeviceInfo dev = rt::DeviceInfo::for_arch("sm_90");

@@ -54,7 +54,7 @@ Outcome planes_launch(uint32_t seed) {
     F f = blank_kernel<F>(g);
     std::vector<std::vector<T>> storage;
     fill<F, T>(f, g, storage, seed);
-    const sq::Range3 r = g.range(F::name);
+    const sq::Range3 r = g.range<F>();
     constexpr int I0 = kGrid.igc, J0 = kGrid.igc;
     EXPECT_EQ(r.i0, I0);
     EXPECT_EQ(r.j0, J0);
@@ -69,7 +69,7 @@ Outcome planes_launch(uint32_t seed) {
     constexpr int outputs = P::plane_outputs;
     T* out[outputs];
     std::vector<T> start[outputs], want[outputs];
-    const size_t count = g.elements("3o");
+    const size_t count = g.elements(Shape::field);
     for (int n = 0; n < outputs; ++n) {
         out[n] = const_cast<T*>(marched.plane_output(n, 0, 0, 0)) - g.pad();
         start[n].assign(out[n], out[n] + count);

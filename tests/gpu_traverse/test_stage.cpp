@@ -66,7 +66,7 @@ Outcome stage_launch(const TestGrid& g, const Layout& lay, uint32_t seed) {
     fill<F, T>(f, g, storage, seed);
     Staged src{};
     static_cast<F&>(src) = f; // Staged: F with other declarations, no other members
-    const sq::Range3 r = g.range(F::name);
+    const sq::Range3 r = g.range<F>();
     const int ni = r.i1 - r.i0, nj = r.j1 - r.j0, nk = r.k1 - r.k0, h = Staged::stage_reach;
     const int lx = sq::stage_reach_x(h, int(sizeof(T)), ROWS);
     sq::StageCount count{lay.depth};

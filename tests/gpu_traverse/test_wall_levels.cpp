@@ -46,7 +46,7 @@ void check_kernel(F*, int& kernels) {
         F f = blank_kernel<F>(g);
         std::vector<std::vector<T>> storage;
         fill<F, T>(f, g, storage, 7);
-        const sq::Range3 r = g.range(F::name);
+        const sq::Range3 r = g.range<F>();
         constexpr int w = sq::wall_levels_of<F>(0);
         EXPECT_EQ(changed_points(f, r, w), 0) << F::name << ": branches beyond wall_levels " << w;
         EXPECT_GT(changed_points(f, r, w - 1), 0)

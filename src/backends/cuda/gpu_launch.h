@@ -95,18 +95,15 @@ T value_type_of(const K<T>*);
 template <template <class, class> class K, class T, class Tag> // kernels named by a tag
 T value_type_of(const K<T, Tag>*);
 
-// The boxes of F's plane inputs (KernelType::plane_boxes): which table member each input
-// is, found by giving every member a distinct address and asking F::plane_arrays.
+// The boxes of F's plane inputs (KernelType::plane_boxes): which member each input is,
+// found by giving every field a distinct address and asking F::plane_arrays.
 template <class F, class T>
 void plane_boxes(KernelType& t) {
-    const FlatLayout* flat = flat_layout(t);
-    if (!flat) return;
-    const auto members = table_members(t.name);
     F f{};
-    for (size_t n = 0; n < members.size(); ++n)
-        if (members[n].kind[0] == '3') {
+    for (size_t n = 0; n < t.members.size(); ++n)
+        if (t.members[n].shape == Shape::field) {
             const T* fake = reinterpret_cast<const T*>(uintptr_t(4096) * (n + 1));
-            std::memcpy(reinterpret_cast<char*>(&f) + flat->offsets[n], &fake, sizeof fake);
+            std::memcpy(reinterpret_cast<char*>(&f) + t.members[n].offset, &fake, sizeof fake);
         }
     const T* in[F::plane_inputs];
     f.plane_arrays(in);
@@ -125,8 +122,9 @@ KernelType kernel_type(Form form) {
     const bool deferrable = requires(const F& f) {
         f.store(0, 0, 0, f.value(0, 0, 0));
     };
-    KernelType t{F::name,   type_name<F>(), sizeof(T) == 4 ? "float" : "double",
-                 sizeof(F), form,           deferrable};
+    KernelType t{F::name, type_name<F>(), sizeof(T) == 4 ? "float" : "double", sizeof(F), form,
+                 {},      deferrable};
+    if constexpr (has_declaration<F>) t.members = declared_members<F>();
     if constexpr (requires { F::stage_reach; }) {
         sq::StageCount c{0};
         const F f{};
@@ -135,7 +133,7 @@ KernelType kernel_type(Form form) {
         t.stage_planes = c.planes, t.stage_fields = c.fields;
     }
     if constexpr (requires { F::plane_inputs; }) {
-        if (form == Form::traverse3d) plane_boxes<F, T>(t);
+        if (form == Form::traverse3d && !t.members.empty()) plane_boxes<F, T>(t);
     }
     return t;
 }

@@ -8,7 +8,6 @@
 
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 
 namespace squall::gpu {
@@ -17,172 +16,31 @@ namespace {
 
 const char* const kMainFile = "src/backends/cuda/all_kernels.cuh"; // generated, see below
 
-// Parameter tables: the members of each 3-D kernel struct in declaration order, as
-// name:kind. Kinds: 3o (T*, a 3-D field updated in place), 3w (T*, written only),
-// 3i (const T*, 3-D), zi (const T*, by level k), 2i (const T*, 2-D ij, nullable),
-// T (scalar of the precision), int.
-const std::map<std::string, std::string>& tables() {
-    static const std::map<std::string, std::string> t = {
-        {"advec_u_2", "ut:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
-        {"advec_v_2", "vt:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
-        {"advec_w_2", "wt:3o u:3i v:3i w:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
-        {"advec_s_2", "st:3o s:3i u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
-        {"advec_u_2i5", "ut:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
-                        "kstart:int kend:int"},
-        {"advec_v_2i5", "vt:3o u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
-                        "kstart:int kend:int"},
-        {"advec_w_2i5", "wt:3o u:3i v:3i w:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int "
-                        "kstart:int kend:int"},
-        {"advec_s_2i5", "st:3o s:3i u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int "
-                        "kk:int kstart:int kend:int"},
-        {"strain2", "strain2:3w u:3i v:3i w:3i dzi:zi dzhi:zi dxi:T dyi:T jj:int kk:int"},
-        {"evisc_smag", "evisc:3w strain2:3i th:3i g_over_thref:T z:zi dz:zi dx:T dy:T cs:T "
-                       "prandtl_t:T z0m:T mason:int jj:int kk:int"},
-        {"diff_u_smag", "ut:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
-                        "dyi:T nu:T fluxbot:2i fluxtop:2i kstart:int kend:int jj:int kk:int"},
-        {"diff_v_smag", "vt:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
-                        "dyi:T nu:T fluxbot:2i fluxtop:2i kstart:int kend:int jj:int kk:int"},
-        {"diff_w_smag", "wt:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T "
-                        "dyi:T nu:T kstart:int kend:int jj:int kk:int"},
-        {"diff_c_smag", "st:3o s:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
-                        "prandtl_t_inv:T kappa:T fluxbot:2i fluxtop:2i kstart:int kend:int "
-                        "jj:int kk:int"},
-        {"diff_uvw_smag",
-         "ut:3o vt:3o wt:3o u:3i v:3i w:3i evisc:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
-         "nu:T ufluxbot:2i ufluxtop:2i vfluxbot:2i vfluxtop:2i kstart:int kend:int jj:int "
-         "kk:int"},
-        {"diff_u_2", "at:3o a:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T K:T jj:int kk:int"},
-        {"diff_v_2", "at:3o a:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T K:T jj:int kk:int"},
-        {"diff_c_2", "at:3o a:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T K:T jj:int kk:int"},
-        {"diff_w_2", "at:3o a:3i dzi:zi dzhi:zi rho:zi rhoh:zi dxi:T dyi:T K:T jj:int kk:int"},
-        {"buoyancy_th", "wt:3o th:3i g_over_thref:T thref:T jj:int kk:int"},
-        {"advec_w_2i5_buoy", "wt:3o u:3i v:3i w:3i th:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
-                             "g_over_thref:T thref:T jj:int kk:int kstart:int kend:int"},
-        {"advec_w_2_buoy", "wt:3o u:3i v:3i w:3i th:3i dzhi:zi rho:zi rhoh:zi dxi:T dyi:T "
-                           "g_over_thref:T thref:T jj:int kk:int"},
-        {"pres_in", "p:3w u:3i v:3i w:3i ut:3i vt:3i wt:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T "
-                    "dtsi:T jj:int kk:int"},
-        {"pres_out", "ut:3o vt:3o wt:3o p:3i dzhi:zi dxi:T dyi:T kstart:int jj:int kk:int"},
-        {"pres_out_rk", "u:3o v:3o w:3o ut:3o vt:3o wt:3o p:3i dzhi:zi dxi:T dyi:T b_dt:T "
-                        "a_next:T kstart:int jj:int kk:int"},
-        {"rk_update", "a:3o at:3o b_dt:T a_next:T jj:int kk:int"},
-        {"sponge", "at:3o a:3i aref:zi coef:zi jj:int kk:int"},
-    };
-    return t;
-}
-
-// Kernels passed as one struct parameter (2-D kernels, reductions, halo copies): the same
-// table syntax, used only to describe the struct to capture. More pointer kinds: 2w (T*,
-// 2-D, written), bw / bi (T* / const T*, a packed halo buffer).
-const std::map<std::string, std::string>& struct_tables() {
-    static const std::map<std::string, std::string> t = {
-        {"ghost_bottom", "a:3o values:2i value:T dzh_wall:T dirichlet:int kstart:int jj:int "
-                         "kk:int"},
-        {"ghost_top", "a:3o value:T dzh_wall:T dirichlet:int kend:int jj:int kk:int"},
-        {"ghost_w", "w:3o kstart:int kend:int jj:int kk:int"},
-        {"ghost_mirror", "a:3o kstart:int kend:int jj:int kk:int"},
-        {"surface_most", "ustar:2w obuk_inv:2w u:3i v:3i sfluxbot:2i g_over_thref:T ubot:T "
-                         "vbot:T z1:T z0m:T umin:T kstart:int jj:int kk:int"},
-        {"surface_momentum_flux", "ufluxbot:2w vfluxbot:2w dudz_bot:2w dvdz_bot:2w u:3i v:3i "
-                                  "ustar:2i obuk_inv:2i ubot:T vbot:T z1:T z0m:T kstart:int "
-                                  "jj:int kk:int"},
-        {"surface_scalar", "dsdz_bot:2w fluxbot:2i ustar:2i obuk_inv:2i z1:T jj:int"},
-        {"surface_stable_limit", "obuk_inv:2i z1:T z0m:T jj:int"},
-        {"cfl", "u:3i v:3i w:3i dzi:zi dxi:T dyi:T jj:int kk:int"},
-        {"divergence", "u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int kk:int"},
-        {"dn_smag", "evisc:3i dzi:zi dxi:T dyi:T prandtl_t:T jj:int kk:int"},
-        {"dn_const", "K:T dzi:zi dxi:T dyi:T"},
-        {"diag_abs_divergence", "u:3i v:3i w:3i dzi:zi rho:zi rhoh:zi dxi:T dyi:T jj:int "
-                                "kk:int"},
-        {"diag_ke_dz", "u:3i v:3i w:3i dz:zi jj:int kk:int"},
-        {"diag_value_dz", "a:3i dz:zi jj:int kk:int"},
-        {"halo_wrap_x", "a:3o istart:int iend:int imax:int jj:int kk:int"},
-        {"halo_wrap_y", "a:3o jstart:int jend:int jmax:int jj:int kk:int"},
-        {"halo_pack_x", "send_w:bw send_e:bw a:3i istart:int iend:int jstart:int jmax:int "
-                        "igc:int jj:int kk:int"},
-        {"halo_unpack_x", "a:3o recv_w:bi recv_e:bi istart:int iend:int jstart:int jmax:int "
-                          "igc:int jj:int kk:int"},
-        {"halo_pack_y", "send_s:bw send_n:bw a:3i jstart:int jend:int jgc:int icells:int jj:int "
-                        "kk:int"},
-        {"halo_unpack_y", "a:3o recv_s:bi recv_n:bi jstart:int jend:int jgc:int icells:int "
-                          "jj:int kk:int"},
-    };
-    return t;
-}
-
-struct Member {
-    std::string name, kind;
-    bool pointer() const { return kind != "T" && kind != "int"; }
-};
-
-std::vector<Member> parse_table(const std::string& text) {
-    std::vector<Member> out;
-    std::istringstream in(text);
-    std::string tok;
-    while (in >> tok) {
-        const auto c = tok.find(':');
-        out.push_back({tok.substr(0, c), tok.substr(c + 1)});
-    }
-    return out;
-}
-
-size_t member_size(const Member& m, size_t value_size) {
-    return m.pointer() ? sizeof(void*) : m.kind == "int" ? sizeof(int) : value_size;
-}
-
-// The element type of a precision, and of a table member (pointers: what they point to).
+// The element type of a precision, and of a member (pointers: what they point to).
 rt::DType real_dtype(const std::string& prec) {
     return prec == "float" ? rt::DType::f32 : rt::DType::f64;
 }
 rt::DType member_dtype(const Member& m, const std::string& prec) {
-    return m.kind == "int" ? rt::DType::i32 : real_dtype(prec);
+    return m.shape == Shape::integer ? rt::DType::i32 : real_dtype(prec);
 }
-
-// The second letter of a pointer kind: o updated, w written, i read.
 rt::Access member_access(const Member& m) {
-    if (m.kind[1] == 'o') return rt::Access::inout;
-    if (m.kind[1] == 'w') return rt::Access::out;
-    return rt::Access::in;
-}
-
-// Byte offsets of a table's members in a standard-layout struct (each member at the next
-// multiple of its size; all are 4 or 8 bytes); throws when they do not add up to the
-// struct's size.
-std::vector<size_t> member_offsets(const KernelType& t, const std::vector<Member>& members) {
-    const size_t vsize = t.prec == "float" ? 4 : 8;
-    std::vector<size_t> offsets;
-    size_t off = 0, align = 4;
-    for (const Member& m : members) {
-        const size_t s = member_size(m, vsize);
-        off = (off + s - 1) / s * s;
-        offsets.push_back(off);
-        off += s;
-        align = std::max(align, s);
-    }
-    off = (off + align - 1) / align * align;
-    if (off != t.size)
-        throw std::logic_error(fmt::format("GPU backend: the parameter table of '{}' describes "
-                                           "{} bytes, but sizeof({}) is {}",
-                                           t.name, off, t.cpp_type, t.size));
-    return offsets;
+    return m.use == sq::Use::inout ? rt::Access::inout
+           : m.use == sq::Use::out ? rt::Access::out
+                                   : rt::Access::in;
 }
 
 // Kernels taking their struct as one parameter: the struct and what lies in it, so that
 // SQUALL_CAPTURE can save it (every array as its whole allocation). Reductions add the
 // per-block partial results they write.
 void add_struct_args(rt::KernelDef& d, const KernelType& t) {
-    auto it = struct_tables().find(t.name);
-    if (it == struct_tables().end()) return;
-    const auto members = parse_table(it->second);
-    const auto offsets = member_offsets(t, members);
+    if (t.members.empty()) return;
     d.arg_struct("f", t.size);
-    for (size_t n = 0; n < members.size(); ++n) {
-        const Member& m = members[n];
+    for (const Member& m : t.members) {
         const rt::DType type = member_dtype(m, t.prec);
         if (m.pointer())
-            d.member_array(m.name, type, member_access(m), rt::whole_allocation, offsets[n]);
+            d.member_array(m.name, type, member_access(m), rt::whole_allocation, m.offset);
         else
-            d.member_scalar(m.name, type, offsets[n]);
+            d.member_scalar(m.name, type, m.offset);
     }
     if (t.form == Form::reduce_sum)
         d.arg_array("partial", rt::DType::f64, rt::Access::out, rt::whole_allocation);
@@ -259,10 +117,10 @@ std::string add_planes(rt::KernelDef& d, const KernelType& t) {
 
 // The tensor maps of the planes traversal's inputs (after the arguments they refer to).
 void add_plane_maps(rt::KernelDef& d, const KernelType& t, const Variant& v) {
-    const auto members = parse_table(tables().at(t.name));
     const long long jj = v.jj, rows = v.kk / v.jj, levels = v.range.k1 + 1;
     for (const KernelType::PlaneBox& b : t.plane_boxes)
-        d.tensor_map(members[size_t(b.member)].name, v.range.i0 - t.plane_shift, {jj, rows, levels},
+        d.tensor_map(t.members[size_t(b.member)].name, v.range.i0 - t.plane_shift,
+                     {jj, rows, levels},
                      {fmt::format("block_x + {}", b.extra_x),
                       fmt::format("block_y * tile_y + {}", b.extra_y), "1"},
                      "planes");
@@ -356,32 +214,15 @@ rt::SourcesPtr kernel_sources() {
     return sources;
 }
 
-std::vector<std::string> table_kernels() {
-    std::vector<std::string> out;
-    for (const auto& [name, text] : tables()) out.push_back(name);
-    return out;
-}
-
-std::vector<TableMember> table_members(const std::string& kernel) {
-    std::vector<TableMember> out;
-    for (const auto* t : {&tables(), &struct_tables()}) {
-        auto it = t->find(kernel);
-        if (it != t->end())
-            for (const Member& m : parse_table(it->second)) out.push_back({m.name, m.kind});
-    }
-    return out;
-}
-
 const FlatLayout* flat_layout(const KernelType& t) {
-    if (t.form != Form::traverse3d) return nullptr;
-    auto it = tables().find(t.name);
-    if (it == tables().end()) return nullptr;
+    if (t.form != Form::traverse3d || t.members.empty()) return nullptr;
     static std::mutex mutex;
     static std::map<std::string, FlatLayout> layouts;
     std::lock_guard<std::mutex> lock(mutex);
     auto done = layouts.find(t.key());
     if (done != layouts.end()) return &done->second;
-    FlatLayout l{member_offsets(t, parse_table(it->second))};
+    FlatLayout l;
+    for (const Member& m : t.members) l.offsets.push_back(m.offset);
     return &layouts.emplace(t.key(), std::move(l)).first->second;
 }
 
@@ -432,14 +273,13 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
         return d;
     }
 
-    // Parameters, aggregate initialiser and argument layout from the table.
+    // Parameters, aggregate initialiser and argument layout from the declaration.
     std::string params, init;
-    const auto members = parse_table(tables().at(t.name));
-    for (const Member& m : members) {
-        const std::string type = m.kind == "int"                      ? "int"
-                                 : m.kind == "T"                      ? t.prec
-                                 : member_access(m) != rt::Access::in ? t.prec + "*"
-                                                                      : "const " + t.prec + "*";
+    for (const Member& m : t.members) {
+        const std::string type = m.shape == Shape::integer ? "int"
+                                 : m.shape == Shape::real  ? t.prec
+                                 : m.use != sq::Use::in    ? t.prec + "*"
+                                                           : "const " + t.prec + "*";
         // __restrict__ as on the struct's members (the kernels' contract): on parameters
         // the compiler honours it, so loads go through the read-only path. (Repeated loads
         // across a tile's points are merged only when no store comes between: SQ_DEFER.)

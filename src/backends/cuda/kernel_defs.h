@@ -1,6 +1,7 @@
 #pragma once
 // Kernel definitions of the GPU backend, built generically from a kernel struct's name,
 // C++ type and precision: one tuning key per (struct, precision), "<name>_<float|double>".
+#include "backends/cuda/declared.h"
 #include "kernels/common.cuh"
 #include "runtime/kernel_def.h"
 
@@ -18,17 +19,18 @@ struct KernelType {
     std::string name;     // F::name, e.g. "advec_u_2i5"
     std::string cpp_type; // "sq::AdvecU2i5<double>"
     std::string prec;     // "float" or "double"
-    size_t size = 0;      // sizeof(F), checked against the parameter table
+    size_t size = 0;      // sizeof(F)
     Form form = Form::traverse3d;
-    bool deferrable = false; // has value(i, j, k) and store(i, j, k, v): deferred stores
+    std::vector<Member> members{}; // F's declaration (kernels/declare.cuh), in member order
+    bool deferrable = false;       // has value(i, j, k) and store(i, j, k, v): deferred stores
     // Shared-memory staging (stage.cuh), for kernels that declare staged_inputs: the
     // x-y reach (-1: not stageable) and the planes per block, stage_planes +
     // stage_fields * stage_depth.
     int stage_reach = -1;
     int stage_planes = 0, stage_fields = 0;
     // The planes traversal (planes.cuh), for kernels that declare plane_inputs: each
-    // input's table member and box ((X + extra_x) x (Y + extra_y) for an X x Y tile), the
-    // levels read ahead and the tensor maps' origin shift (elements left of the range's
+    // input's member (index into members) and box ((X + extra_x) x (Y + extra_y) for an X x Y
+    // tile), the levels read ahead and the tensor maps' origin shift (elements left of the range's
     // first column).
     struct PlaneBox {
         int member, extra_x, extra_y;
@@ -44,27 +46,15 @@ struct Variant {
     int jj = 0, kk = 0;
 };
 
-// Byte offsets of the members of a kernel struct that has a parameter table: the 3-D
-// traversal then takes the members as separate parameters (plus the level count used for
-// capture sizes), so that SQUALL_CAPTURE can describe and save every array.
+// Byte offsets of the members of a declared 3-D kernel: the traversal takes the members
+// as separate parameters (plus the level count used for capture sizes), so that
+// SQUALL_CAPTURE can describe and save every array.
 struct FlatLayout {
     std::vector<size_t> offsets;
 };
 
-// nullptr when the kernel has no parameter table (struct parameter, no capture).
-// Throws std::logic_error when the table does not match sizeof(F).
+// nullptr unless t is a 3-D traversal with a declaration.
 const FlatLayout* flat_layout(const KernelType& t);
-
-// Names of the kernels with a parameter table (the model's 3-D kernels).
-std::vector<std::string> table_kernels();
-
-// The members of a kernel's parameter table in declaration order (empty without one).
-// Kinds: 3o (T*, 3-D, updated), 3w (T*, 3-D, written), 3i (const T*, 3-D), zi (const T*,
-// by level), 2i (const T*, 2-D, nullable), T (scalar), int.
-struct TableMember {
-    std::string name, kind;
-};
-std::vector<TableMember> table_members(const std::string& kernel);
 
 // The definition of one variant (tunables, restrictions, defines, geometry, arguments).
 rt::KernelDef make_def(const KernelType& t, const Variant& v);
