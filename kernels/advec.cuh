@@ -107,7 +107,7 @@ struct AdvecU2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -137,7 +137,7 @@ struct AdvecV2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(vt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -168,7 +168,7 @@ struct AdvecW2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -199,7 +199,7 @@ struct AdvecS2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -231,7 +231,7 @@ struct AdvecU2i5 {
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
@@ -294,7 +294,7 @@ struct AdvecV2i5 {
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(vt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
@@ -356,7 +356,7 @@ struct AdvecW2i5 {
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
@@ -415,7 +415,7 @@ struct AdvecS2i5 {
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));

@@ -3,7 +3,7 @@
 // in member order, with what each one is:
 //
 //     template <class D>
-//     void declare(D& d) const {
+//     SQ_HD void declare(D& d) const {
 //         d.field(SQ_ARG(ut), sq::Use::inout).field(SQ_ARG(u)).profile(SQ_ARG(dzi));
 //         d.scalar(SQ_ARG(dxi)).scalar(SQ_ARG(jj));
 //     }
@@ -18,7 +18,8 @@
 //   buffer   packed halo buffer
 //   scalar   a value of the precision, or an int
 // A const pointer is read; a non-const one must say whether it is written (out) or
-// updated (inout).
+// updated (inout). declare() is SQ_HD only because NVRTC refuses unannotated functions;
+// it is instantiated on the host alone.
 
 // A member and its name, for declare(): SQ_ARG(ut) is "ut", ut.
 #define SQ_ARG(member) #member, member

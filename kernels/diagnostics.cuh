@@ -16,7 +16,7 @@ struct AbsDivergence {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -41,7 +41,7 @@ struct KineticEnergyDz {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w)).profile(SQ_ARG(dz));
         d.scalars(SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -65,7 +65,7 @@ struct ValueDz {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(a)).profile(SQ_ARG(dz)).scalars(SQ_ARG(jj), SQ_ARG(kk));
     }
 

@@ -53,7 +53,7 @@ struct Strain2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(strain2), sq::Use::out).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -104,7 +104,7 @@ struct EviscSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(evisc), sq::Use::out).fields(SQ_ARG(strain2), SQ_ARG(th));
         d.scalar(SQ_ARG(g_over_thref)).profiles(SQ_ARG(z), SQ_ARG(dz));
         d.scalars(SQ_ARG(dx), SQ_ARG(dy), SQ_ARG(cs), SQ_ARG(prandtl_t), SQ_ARG(z0m), SQ_ARG(mason),
@@ -140,7 +140,7 @@ struct DiffUSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
@@ -187,7 +187,7 @@ struct DiffVSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(vt), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
@@ -233,7 +233,7 @@ struct DiffWSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
@@ -279,7 +279,7 @@ struct DiffCSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(evisc));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(prandtl_t_inv), SQ_ARG(kappa));
@@ -338,7 +338,7 @@ struct DiffZc2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(at), sq::Use::inout).field(SQ_ARG(a));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(K), SQ_ARG(jj), SQ_ARG(kk));
@@ -378,7 +378,7 @@ struct DiffW2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(at), sq::Use::inout).field(SQ_ARG(a));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(K), SQ_ARG(jj), SQ_ARG(kk));
@@ -403,7 +403,7 @@ struct DnSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(evisc)).profile(SQ_ARG(dzi));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(prandtl_t), SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -422,7 +422,7 @@ struct DnConst {
     T dxi, dyi;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.scalar(SQ_ARG(K)).profile(SQ_ARG(dzi)).scalars(SQ_ARG(dxi), SQ_ARG(dyi));
     }
 

@@ -20,7 +20,7 @@ struct DiffUVWSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout).field(SQ_ARG(vt), sq::Use::inout);
         d.field(SQ_ARG(wt), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));

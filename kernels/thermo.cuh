@@ -18,7 +18,7 @@ struct BuoyancyTh {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout).field(SQ_ARG(th));
         d.scalars(SQ_ARG(g_over_thref), SQ_ARG(thref), SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -48,7 +48,7 @@ struct AdvecW2i5Buoy {
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(th));
         d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(g_over_thref), SQ_ARG(thref), SQ_ARG(jj),
@@ -103,7 +103,7 @@ struct AdvecW2Buoy {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    void declare(D& d) const {
+    SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(th));
         d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(g_over_thref), SQ_ARG(thref), SQ_ARG(jj),

@@ -10,8 +10,8 @@
 
 namespace {
 
-const char* const kHeaders[] = {"common.cuh", "advec.cuh",    "diff.cuh",   "diff_fused.cuh",
-                                "thermo.cuh", "pressure.cuh", "timeint.cuh"};
+const char* const kHeaders[] = {"declare.cuh",    "common.cuh", "advec.cuh",    "diff.cuh",
+                                "diff_fused.cuh", "thermo.cuh", "pressure.cuh", "timeint.cuh"};
 
 // Kernels whose operator() updates fields, and reductions returning the point value.
 const char* const kVoidKernels[] = {
