@@ -147,6 +147,57 @@ std::string Term::to_string() const {
     return out;
 }
 
+// Every node is made here; operands are checked to be non-empty as the node is built,
+// so an empty term fails where it is used rather than at compile.
+struct TermFactory {
+    using Node = Term::Node;
+    static Term make(Node n) { return Term(std::make_shared<const Node>(std::move(n))); }
+    static Term literal(Value v) { return Term::literal(v); }
+
+    static Term name(std::string full_name) {
+        const bool ok =
+            !full_name.empty() &&
+            (std::isalpha(static_cast<unsigned char>(full_name[0])) || full_name[0] == '_') &&
+            std::all_of(full_name.begin(), full_name.end(), is_name_char) && full_name != "true" &&
+            full_name != "false";
+        if (!ok)
+            throw ExprError(fmt::format("'{}' is not a name the expression grammar can spell "
+                                        "(letters, digits, '_' and '.', not starting with a "
+                                        "digit)",
+                                        full_name));
+        Node n;
+        n.kind = Node::Kind::Name;
+        n.text = std::move(full_name);
+        return make(std::move(n));
+    }
+    static Term node(Node::Kind kind, Op o, std::string fn, const Term& a, const Term& b = {},
+                     const Term& c = {}) {
+        Node n;
+        n.kind = kind;
+        n.op = o;
+        n.text = std::move(fn);
+        n.a = a, n.b = b, n.c = c;
+        (void)a.node();
+        if (kind == Node::Kind::Binary || kind == Node::Kind::Select) (void)b.node();
+        if (kind == Node::Kind::Select) (void)c.node();
+        return make(std::move(n));
+    }
+    static Term unary(Op o, const Term& a) { return node(Node::Kind::Unary, o, "", a); }
+    static Term binary(Op o, const Term& a, const Term& b) {
+        return node(Node::Kind::Binary, o, "", a, b);
+    }
+    static Term call(const char* fn, Op o, const Term& a) {
+        return node(Node::Kind::Call, o, fn, a);
+    }
+    static Term call(const char* fn, Op o, const Term& a, const Term& b) {
+        (void)b.node();
+        return node(Node::Kind::Call, o, fn, a, b);
+    }
+    static Term select(const Term& cond, const Term& a, const Term& b) {
+        return node(Node::Kind::Select, Op::JumpIfFalse, "", cond, a, b);
+    }
+};
+
 Term Term::literal(Value v) {
     if (v.is_float() && std::isnan(v.as_float()))
         throw ExprError("NaN cannot be an expression literal");
@@ -157,7 +208,7 @@ Term Term::literal(Value v) {
                                     v.as_str()));
     Node n;
     n.value = v;
-    return Term(std::make_shared<const Node>(std::move(n)));
+    return TermFactory::make(std::move(n));
 }
 
 Term Term::unsigned_literal(unsigned long long v) {
@@ -166,117 +217,55 @@ Term Term::unsigned_literal(unsigned long long v) {
     return literal(Value(static_cast<long long>(v)));
 }
 
-Term Term::name(std::string full_name) {
-    const bool ok =
-        !full_name.empty() &&
-        (std::isalpha(static_cast<unsigned char>(full_name[0])) || full_name[0] == '_') &&
-        std::all_of(full_name.begin(), full_name.end(), is_name_char) && full_name != "true" &&
-        full_name != "false";
-    if (!ok)
-        throw ExprError(fmt::format("'{}' is not a name the expression grammar can spell "
-                                    "(letters, digits, '_' and '.', not starting with a digit)",
-                                    full_name));
-    Node n;
-    n.kind = Node::Kind::Name;
-    n.text = std::move(full_name);
-    return Term(std::make_shared<const Node>(std::move(n)));
-}
-
-Term Term::unary(Op op, const Term& a) {
-    Node n;
-    n.kind = Node::Kind::Unary;
-    n.op = op;
-    n.a = a;
-    (void)a.node(); // rejects an empty operand now rather than at compile
-    return Term(std::make_shared<const Node>(std::move(n)));
-}
-
-Term Term::binary(Op op, const Term& a, const Term& b) {
-    Node n;
-    n.kind = Node::Kind::Binary;
-    n.op = op;
-    n.a = a, n.b = b;
-    (void)a.node(), (void)b.node();
-    return Term(std::make_shared<const Node>(std::move(n)));
-}
-
-Term Term::call(std::string_view fn, Op op, const Term& a) {
-    Node n;
-    n.kind = Node::Kind::Call;
-    n.op = op;
-    n.text = std::string(fn);
-    n.a = a;
-    (void)a.node();
-    return Term(std::make_shared<const Node>(std::move(n)));
-}
-
-Term Term::call(std::string_view fn, Op op, const Term& a, const Term& b) {
-    Node n;
-    n.kind = Node::Kind::Call;
-    n.op = op;
-    n.text = std::string(fn);
-    n.a = a, n.b = b;
-    (void)a.node(), (void)b.node();
-    return Term(std::make_shared<const Node>(std::move(n)));
-}
-
-Term Term::select(const Term& cond, const Term& a, const Term& b) {
-    Node n;
-    n.kind = Node::Kind::Select;
-    n.a = cond, n.b = a, n.c = b;
-    (void)cond.node(), (void)a.node(), (void)b.node();
-    return Term(std::make_shared<const Node>(std::move(n)));
-}
-
 Term P(std::string_view param) {
     if (param.rfind("problem.", 0) == 0 || param.rfind("device.", 0) == 0)
         throw ExprError(fmt::format("P(\"{}\"): not a tunable parameter; write problem_x() or "
                                     "device(\"...\")",
                                     param));
-    return Term::name(std::string(param));
+    return TermFactory::name(std::string(param));
 }
 
 Term problem_x() {
-    return Term::name("problem.x");
+    return TermFactory::name("problem.x");
 }
 Term problem_y() {
-    return Term::name("problem.y");
+    return TermFactory::name("problem.y");
 }
 Term problem_z() {
-    return Term::name("problem.z");
+    return TermFactory::name("problem.z");
 }
 
 Term device(std::string_view attribute) {
     const std::string full = "device." + std::string(attribute);
     std::string known;
     for (const char* a : DeviceInfo::attribute_names()) {
-        if (full == a) return Term::name(full);
+        if (full == a) return TermFactory::name(full);
         known += (known.empty() ? "" : ", ") + std::string(a + 7); // without "device."
     }
     throw ExprError(fmt::format("unknown device attribute '{}' (known: {})", attribute, known));
 }
 
 Term lit(Value v) {
-    return Term::literal(v);
+    return TermFactory::literal(v);
 }
 Term str(std::string_view s) {
-    return Term::literal(Value(s));
+    return TermFactory::literal(Value(s));
 }
 
 Term operator-(const Term& a) {
-    return Term::unary(Op::Neg, a);
+    return TermFactory::unary(Op::Neg, a);
 }
 Term operator+(const Term& a) {
     (void)a.node();
     return a;
 }
 Term operator!(const Term& a) {
-    return Term::unary(Op::Not, a);
+    return TermFactory::unary(Op::Not, a);
 }
 
 #define SQUALL_TERM_BINARY(sym, op)                                                                \
     Term operator sym(const Term& a, const Term& b) {                                              \
-        return Term::binary(Op::op, a, b);                                                         \
+        return TermFactory::binary(Op::op, a, b);                                                  \
     }
 SQUALL_TERM_BINARY(+, Add)
 SQUALL_TERM_BINARY(-, Sub)
@@ -294,41 +283,41 @@ SQUALL_TERM_BINARY(||, OrJump)
 #undef SQUALL_TERM_BINARY
 
 Term select(const Term& cond, const Term& a, const Term& b) {
-    return Term::select(cond, a, b);
+    return TermFactory::select(cond, a, b);
 }
 Term min(const Term& a, const Term& b) {
-    return Term::call("min", Op::Min, a, b);
+    return TermFactory::call("min", Op::Min, a, b);
 }
 Term max(const Term& a, const Term& b) {
-    return Term::call("max", Op::Max, a, b);
+    return TermFactory::call("max", Op::Max, a, b);
 }
 Term abs(const Term& a) {
-    return Term::call("abs", Op::Abs, a);
+    return TermFactory::call("abs", Op::Abs, a);
 }
 Term ceil_div(const Term& a, const Term& b) {
-    return Term::call("ceil_div", Op::CeilDiv, a, b);
+    return TermFactory::call("ceil_div", Op::CeilDiv, a, b);
 }
 Term round_up(const Term& a, const Term& b) {
-    return Term::call("round_up", Op::RoundUp, a, b);
+    return TermFactory::call("round_up", Op::RoundUp, a, b);
 }
 Term log2(const Term& a) {
-    return Term::call("log2", Op::Log2, a);
+    return TermFactory::call("log2", Op::Log2, a);
 }
 Term is_pow2(const Term& a) {
-    return Term::call("is_pow2", Op::IsPow2, a);
+    return TermFactory::call("is_pow2", Op::IsPow2, a);
 }
 Term to_float(const Term& a) {
-    return Term::call("float", Op::ToFloat, a);
+    return TermFactory::call("float", Op::ToFloat, a);
 }
 Term to_int(const Term& a) {
-    return Term::call("int", Op::ToInt, a);
+    return TermFactory::call("int", Op::ToInt, a);
 }
 
 namespace {
 Term fold(const std::vector<Term>& terms, Op op, Term empty) {
     if (terms.empty()) return empty;
     Term out = terms.front();
-    for (size_t i = 1; i < terms.size(); ++i) out = Term::binary(op, out, terms[i]);
+    for (size_t i = 1; i < terms.size(); ++i) out = TermFactory::binary(op, out, terms[i]);
     return out;
 }
 } // namespace

@@ -50,17 +50,10 @@ public:
     struct Node;
     const Node& node() const; // throws ExprError when empty
 
-    // Builders used by the free functions below.
-    static Term literal(Value v); // throws ExprError for NaN or an unprintable string
-    static Term name(std::string full_name);
-    static Term unary(Expr::Op op, const Term& a);
-    static Term binary(Expr::Op op, const Term& a, const Term& b);
-    static Term call(std::string_view fn, Expr::Op op, const Term& a);
-    static Term call(std::string_view fn, Expr::Op op, const Term& a, const Term& b);
-    static Term select(const Term& cond, const Term& a, const Term& b);
-
 private:
+    friend struct TermFactory; // term.cpp: what the free functions below build through
     explicit Term(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
+    static Term literal(Value v); // throws ExprError for NaN or an unprintable string
     static Term unsigned_literal(unsigned long long v);
     std::shared_ptr<const Node> node_;
 };
