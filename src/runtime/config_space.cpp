@@ -10,12 +10,12 @@
 namespace squall::rt {
 
 ConfigSpace::ConfigSpace() {
-    scope_.bind("problem.x", problem_slot);
-    scope_.bind("problem.y", problem_slot + 1);
-    scope_.bind("problem.z", problem_slot + 2);
+    scope_.bind("problem.x", problem_slot, int_kind);
+    scope_.bind("problem.y", problem_slot + 1, int_kind);
+    scope_.bind("problem.z", problem_slot + 2, int_kind);
     const auto& names = DeviceInfo::attribute_names();
     for (int i = 0; i < DeviceInfo::num_attributes; ++i)
-        scope_.bind(names[static_cast<size_t>(i)], device_slot + i);
+        scope_.bind(names[static_cast<size_t>(i)], device_slot + i, int_kind);
 }
 
 void ConfigSpace::add_param(std::string name, std::vector<Value> values, Value default_value) {
@@ -26,12 +26,23 @@ void ConfigSpace::add_param(std::string name, std::vector<Value> values, Value d
         throw std::invalid_argument(
             fmt::format("default {} of parameter '{}' is not among its values",
                         default_value.to_string(), name));
-    scope_.bind(name, param_slot + static_cast<int>(params_.size()));
+    Kinds kinds = 0;
+    for (const Value& v : values) kinds |= kind_bit(v.kind());
+    scope_.bind(name, param_slot + static_cast<int>(params_.size()), kinds);
     params_.push_back({std::move(name), std::move(values), default_value});
 }
 
 void ConfigSpace::add_restriction(const std::string& text) {
     restrictions_.push_back(Expr::parse(text, scope_));
+}
+
+void ConfigSpace::add_restriction(const Term& condition) {
+    Expr e = Expr::compile(condition, scope_);
+    if (!(e.kinds() & bool_kind))
+        throw ExprError(fmt::format("restriction '{}' is {}, not a condition (compare it, e.g. "
+                                    "'({}) != 0')",
+                                    e.text(), kinds_name(e.kinds()), e.text()));
+    restrictions_.push_back(std::move(e));
 }
 
 int ConfigSpace::param_index(std::string_view name) const {

@@ -8,6 +8,7 @@
 
 #include "runtime/device_info.h"
 #include "runtime/expr.h"
+#include "runtime/term.h"
 #include "runtime/value.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -46,8 +47,10 @@ public:
     // duplicate name, or a default that is not among the values.
     void add_param(std::string name, std::vector<Value> values, Value default_value);
     // Compiles the restriction now; it may use parameters declared so far, problem.*
-    // and device.*.
+    // and device.*. The typed form must be a condition (bool); its text form is what
+    // restrictions() and to_json() show.
     void add_restriction(const std::string& text);
+    void add_restriction(const Term& condition);
 
     size_t num_params() const { return params_.size(); }
     const std::vector<ParamDef>& params() const { return params_; }

@@ -9,14 +9,32 @@
 
 namespace squall::rt {
 
-void Scope::bind(std::string name, int slot) {
-    for (auto& [n, s] : names_) {
-        if (n == name) {
-            s = slot;
+std::string kinds_name(Kinds k) {
+    if (k == (int_kind | float_kind | bool_kind)) return "a number";
+    if (k == (int_kind | bool_kind)) return "an integer";
+    static constexpr const char* names[] = {"an int", "a float", "a bool", "a string"};
+    std::string out;
+    for (unsigned i = 0; i < 4; ++i)
+        if (k & (1u << i)) out += (out.empty() ? "" : " or ") + std::string(names[i]);
+    return out.empty() ? "nothing" : out;
+}
+
+void Scope::bind(std::string name, int slot, Kinds kinds) {
+    for (size_t i = 0; i < names_.size(); ++i) {
+        if (names_[i].first == name) {
+            names_[i].second = slot;
+            kinds_[i] = kinds;
             return;
         }
     }
     names_.emplace_back(std::move(name), slot);
+    kinds_.push_back(kinds);
+}
+
+Kinds Scope::kinds(int slot) const {
+    for (size_t i = 0; i < names_.size(); ++i)
+        if (names_[i].second == slot) return kinds_[i];
+    return any_kind;
 }
 
 int Scope::find(std::string_view name) const {

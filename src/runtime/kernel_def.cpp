@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 #include <stdexcept>
 
@@ -63,6 +62,24 @@ Expr KernelDef::compile(const std::string& text) const {
     }
 }
 
+Expr KernelDef::compile(const Term& term, Kinds allowed, const char* what) const {
+    Expr e;
+    try {
+        e = Expr::compile(term, space_.scope());
+    } catch (const ExprError& err) {
+        throw ExprError(fmt::format("kernel '{}': {}: {}", key_, what, err.what()));
+    }
+    if (!(e.kinds() & allowed))
+        throw ExprError(fmt::format("kernel '{}': {} '{}' is {}, not {}", key_, what, e.text(),
+                                    kinds_name(e.kinds()), kinds_name(allowed)));
+    return e;
+}
+
+Expr KernelDef::compile(const TextOrExpr& t, const char* what) const {
+    if (!t.is_expr) return Expr();
+    return t.term.empty() ? compile(t.text) : compile(t.term, any_kind, what);
+}
+
 KernelDef& KernelDef::tuning_key(std::string base, std::vector<std::string> args) {
     key_ = std::move(base);
     for (auto& a : args) key_ += "_" + a;
@@ -80,6 +97,15 @@ KernelDef& KernelDef::tune(std::string name, std::vector<Value> values) {
     return tune(std::move(name), std::move(values), first);
 }
 
+KernelDef& KernelDef::restriction(const Term& condition) {
+    try {
+        space_.add_restriction(condition);
+    } catch (const ExprError& e) {
+        throw ExprError(fmt::format("kernel '{}': {}", key_, e.what()));
+    }
+    return *this;
+}
+
 KernelDef& KernelDef::restriction(const std::string& expression) {
     compile(expression); // for the error message with the kernel's key
     space_.add_restriction(expression);
@@ -89,14 +115,14 @@ KernelDef& KernelDef::restriction(const std::string& expression) {
 KernelDef& KernelDef::template_args(std::vector<TextOrExpr> args) {
     template_args_.clear();
     for (auto& a : args) {
-        Expr e = a.is_expr ? compile(a.text) : Expr();
+        Expr e = compile(a, "template argument");
         template_args_.push_back({"", std::move(a), std::move(e)});
     }
     return *this;
 }
 
 KernelDef& KernelDef::define(std::string name, TextOrExpr value) {
-    Expr e = value.is_expr ? compile(value.text) : Expr();
+    Expr e = compile(value, "define");
     defines_.push_back({std::move(name), std::move(value), std::move(e)});
     return *this;
 }
@@ -106,31 +132,62 @@ KernelDef& KernelDef::compiler_flags(std::vector<std::string> flags) {
     return *this;
 }
 
-KernelDef& KernelDef::block_size(std::string x, std::string y, std::string z) {
-    block_ = {std::move(x), std::move(y), std::move(z)};
-    for (int i = 0; i < 3; ++i) block_e_[i] = compile(block_[i]);
-    if (grid_follows_block_)
-        for (int i = 0; i < 3; ++i) grid_e_[i] = block_e_[i];
+// Each geometry call has a text path (strings, parsed) and a term path (lowered and
+// kind-checked); both store the expression's text for to_json.
+KernelDef& KernelDef::set_block(std::array<Expr, 3> e) {
+    for (size_t i = 0; i < 3; ++i) block_[i] = e[i].text();
+    block_e_ = std::move(e);
+    if (grid_follows_block_) grid_e_ = block_e_;
     return *this;
 }
 
-KernelDef& KernelDef::grid_divisors(std::string x, std::string y, std::string z) {
-    grid_ = {std::move(x), std::move(y), std::move(z)};
-    for (int i = 0; i < 3; ++i) grid_e_[i] = compile(grid_[i]);
-    grid_is_divisor_ = true;
+KernelDef& KernelDef::block_size(std::string x, std::string y, std::string z) {
+    return set_block({compile(x), compile(y), compile(z)});
+}
+
+KernelDef& KernelDef::block_size(const Term& x, const Term& y, const Term& z) {
+    return set_block({compile(x, int_kind, "block size"), compile(y, int_kind, "block size"),
+                      compile(z, int_kind, "block size")});
+}
+
+KernelDef& KernelDef::set_grid(std::array<Expr, 3> e, bool is_divisor) {
+    for (size_t i = 0; i < 3; ++i) grid_[i] = e[i].text();
+    grid_e_ = std::move(e);
+    grid_is_divisor_ = is_divisor;
     grid_follows_block_ = false;
     return *this;
 }
 
+KernelDef& KernelDef::grid_divisors(std::string x, std::string y, std::string z) {
+    return set_grid({compile(x), compile(y), compile(z)}, true);
+}
+
+KernelDef& KernelDef::grid_divisors(const Term& x, const Term& y, const Term& z) {
+    const char* what = "grid divisor";
+    return set_grid(
+        {compile(x, int_kind, what), compile(y, int_kind, what), compile(z, int_kind, what)}, true);
+}
+
 KernelDef& KernelDef::grid_size(std::string x, std::string y, std::string z) {
-    grid_divisors(std::move(x), std::move(y), std::move(z));
-    grid_is_divisor_ = false;
-    return *this;
+    return set_grid({compile(x), compile(y), compile(z)}, false);
+}
+
+KernelDef& KernelDef::grid_size(const Term& x, const Term& y, const Term& z) {
+    const char* what = "grid size";
+    return set_grid(
+        {compile(x, int_kind, what), compile(y, int_kind, what), compile(z, int_kind, what)},
+        false);
 }
 
 KernelDef& KernelDef::preferred_carveout(std::string percent) {
     carveout_e_ = compile(percent);
     carveout_ = std::move(percent);
+    return *this;
+}
+
+KernelDef& KernelDef::preferred_carveout(const Term& percent) {
+    carveout_e_ = compile(percent, int_kind, "carveout");
+    carveout_ = carveout_e_.text();
     return *this;
 }
 
@@ -140,11 +197,25 @@ KernelDef& KernelDef::shared_memory(std::string bytes) {
     return *this;
 }
 
+KernelDef& KernelDef::shared_memory(const Term& bytes) {
+    smem_e_ = compile(bytes, int_kind, "shared memory size");
+    smem_ = smem_e_.text();
+    return *this;
+}
+
 KernelDef& KernelDef::launch_bounds(std::string max_threads, std::string min_blocks) {
     lb_threads_e_ = compile(max_threads);
     lb_blocks_e_ = compile(min_blocks);
     lb_threads_ = std::move(max_threads);
     lb_blocks_ = std::move(min_blocks);
+    return *this;
+}
+
+KernelDef& KernelDef::launch_bounds(const Term& max_threads, const Term& min_blocks) {
+    lb_threads_e_ = compile(max_threads, int_kind, "launch bounds");
+    lb_blocks_e_ = compile(min_blocks, int_kind, "launch bounds");
+    lb_threads_ = lb_threads_e_.text();
+    lb_blocks_ = lb_blocks_e_.text();
     return *this;
 }
 
@@ -206,6 +277,22 @@ KernelDef& KernelDef::member_scalar(std::string name, DType type, size_t offset)
 
 KernelDef& KernelDef::tensor_map(std::string array, long long offset, std::array<long long, 3> dims,
                                  std::array<std::string, 3> box, std::string when) {
+    return add_tensor_map(std::move(array), offset, dims,
+                          {compile(box[0]), compile(box[1]), compile(box[2])}, compile(when));
+}
+
+KernelDef& KernelDef::tensor_map(std::string array, long long offset, std::array<long long, 3> dims,
+                                 const std::array<Term, 3>& box, const Term& when) {
+    const char* what = "tensor-map box";
+    return add_tensor_map(std::move(array), offset, dims,
+                          {compile(box[0], int_kind, what), compile(box[1], int_kind, what),
+                           compile(box[2], int_kind, what)},
+                          compile(when, int_kind | bool_kind, "tensor-map condition"));
+}
+
+KernelDef& KernelDef::add_tensor_map(std::string array, long long offset,
+                                     std::array<long long, 3> dims, std::array<Expr, 3> box,
+                                     Expr when) {
     const auto it = std::find_if(args_.begin(), args_.end(),
                                  [&](const ArgDef& a) { return a.name == array && a.is_array; });
     if (it == args_.end() || (it->dtype != DType::f32 && it->dtype != DType::f64))
@@ -216,9 +303,12 @@ KernelDef& KernelDef::tensor_map(std::string array, long long offset, std::array
         if (n <= 0)
             throw std::logic_error(fmt::format(
                 "kernel '{}': tensor map of '{}' with an extent of {}", key_, array, n));
-    MapExprs e{{compile(box[0]), compile(box[1]), compile(box[2])}, compile(when)};
-    map_exprs_.push_back(std::move(e));
-    map_defs_.push_back({std::move(array), offset, dims, std::move(box), std::move(when)});
+    map_defs_.push_back({std::move(array),
+                         offset,
+                         dims,
+                         {box[0].text(), box[1].text(), box[2].text()},
+                         when.text()});
+    map_exprs_.push_back({std::move(box), std::move(when)});
     return *this;
 }
 
@@ -342,119 +432,6 @@ CompileSpec KernelDef::compile_spec(const Config& c, const ProblemSize& p, const
         s.name_expression += ">";
     }
     return s;
-}
-
-namespace {
-nlohmann::json arg_json(const ArgDef& a) {
-    nlohmann::json j = {{"name", a.name}, {"array", a.is_array}};
-    if (a.is_struct()) {
-        j["struct_bytes"] = a.struct_bytes;
-        j["members"] = nlohmann::json::array();
-        for (const auto& m : a.members) j["members"].push_back(arg_json(m));
-        return j;
-    }
-    j["type"] = dtype_name(a.dtype);
-    j["access"] = access_name(a.access);
-    j["count"] = a.count;
-    if (a.offset) j["offset"] = a.offset;
-    return j;
-}
-
-ArgDef arg_from_json(const nlohmann::json& j) {
-    ArgDef a;
-    a.name = j.at("name").get<std::string>();
-    a.is_array = j.at("array").get<bool>();
-    if (j.contains("struct_bytes")) {
-        a.struct_bytes = j.at("struct_bytes").get<size_t>();
-        for (const auto& m : j.at("members")) a.members.push_back(arg_from_json(m));
-        return a;
-    }
-    a.dtype = dtype_from_name(j.at("type"));
-    a.access = access_from_name(j.at("access"));
-    a.count = j.at("count").get<std::string>();
-    a.offset = j.value("offset", size_t(0));
-    return a;
-}
-} // namespace
-
-nlohmann::json KernelDef::to_json(bool with_sources) const {
-    using nlohmann::json;
-    auto text_json = [](const TextOrExpr& t) {
-        return json{{"expr", t.is_expr}, {"text", t.text}};
-    };
-    json targs = json::array(), defs = json::array(), args = json::array();
-    for (const auto& t : template_args_) targs.push_back(text_json(t.value));
-    for (const auto& d : defines_) {
-        json j = text_json(d.value);
-        j["name"] = d.name;
-        defs.push_back(j);
-    }
-    for (const auto& a : args_) args.push_back(arg_json(a));
-    json j = {{"function", function_name_},
-              {"key", key_},
-              {"main_file", main_file_},
-              {"space", space_.to_json()},
-              {"template_args", targs},
-              {"defines", defs},
-              {"flags", flags_},
-              {"block_size", block_},
-              {"grid", grid_follows_block_ ? block_ : grid_},
-              {"grid_is_divisor", grid_is_divisor_},
-              {"shared_memory", smem_},
-              {"carveout", carveout_},
-              {"launch_bounds", {lb_threads_, lb_blocks_}},
-              {"args", args}};
-    if (!map_defs_.empty()) {
-        json maps = json::array();
-        for (const auto& m : map_defs_)
-            maps.push_back({{"array", m.array},
-                            {"offset", m.offset},
-                            {"dims", m.dims},
-                            {"box", m.box},
-                            {"when", m.when}});
-        j["tensor_maps"] = maps;
-    }
-    if (with_sources) j["sources"] = sources_->to_json();
-    return j;
-}
-
-KernelDef KernelDef::from_json(const nlohmann::json& j) {
-    auto sources = std::make_shared<const SourceSet>(SourceSet::from_json(j.at("sources")));
-    KernelDef k(j.at("function").get<std::string>(), sources, j.at("main_file").get<std::string>());
-    k.key_ = j.at("key").get<std::string>();
-    ConfigSpace space = ConfigSpace::from_json(j.at("space"));
-    for (const auto& p : space.params()) k.tune(p.name, p.values, p.default_value);
-    for (const auto& r : space.restrictions()) k.restriction(r.text());
-    auto text = [](const nlohmann::json& t) {
-        std::string s = t.at("text").get<std::string>();
-        return t.at("expr").get<bool>() ? TextOrExpr(expr(s)) : TextOrExpr(s);
-    };
-    std::vector<TextOrExpr> targs;
-    for (const auto& t : j.at("template_args")) targs.push_back(text(t));
-    k.template_args(std::move(targs));
-    for (const auto& d : j.at("defines")) k.define(d.at("name").get<std::string>(), text(d));
-    k.compiler_flags(j.at("flags").get<std::vector<std::string>>());
-    auto b = j.at("block_size").get<std::array<std::string, 3>>();
-    k.block_size(b[0], b[1], b[2]);
-    auto g = j.at("grid").get<std::array<std::string, 3>>();
-    if (j.at("grid_is_divisor").get<bool>()) {
-        if (g != b) k.grid_divisors(g[0], g[1], g[2]);
-    } else {
-        k.grid_size(g[0], g[1], g[2]);
-    }
-    k.shared_memory(j.at("shared_memory").get<std::string>());
-    if (const std::string c = j.value("carveout", std::string("-1")); c != "-1")
-        k.preferred_carveout(c);
-    auto lb = j.at("launch_bounds").get<std::array<std::string, 2>>();
-    if (!lb[0].empty()) k.launch_bounds(lb[0], lb[1]);
-    for (const auto& a : j.at("args")) k.args_.push_back(arg_from_json(a));
-    if (j.contains("tensor_maps"))
-        for (const auto& m : j.at("tensor_maps"))
-            k.tensor_map(m.at("array").get<std::string>(), m.at("offset").get<long long>(),
-                         m.at("dims").get<std::array<long long, 3>>(),
-                         m.at("box").get<std::array<std::string, 3>>(),
-                         m.at("when").get<std::string>());
-    return k;
 }
 
 } // namespace squall::rt

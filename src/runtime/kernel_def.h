@@ -1,18 +1,24 @@
 // KernelDef: everything needed to compile and launch one tunable kernel, built with
-// chained calls at the place where the kernel is used:
+// chained calls at the place where the kernel is used. Expressions are typed terms
+// (term.h):
 //
 //   auto def = KernelDef("advec_u", sources, "kernels/advec.cuh")
 //                  .tuning_key("advec_u", "double")
 //                  .tune("block_x", {32, 64, 128, 256}, 128)
 //                  .tune("block_y", {1, 2, 4, 8}, 1)
-//                  .restriction("block_x * block_y <= 1024")
-//                  .template_args("double", expr("block_x"), expr("block_y"))
+//                  .restriction(P("block_x") * P("block_y") <= 1024)
+//                  .template_args("double", P("block_x"), P("block_y"))
 //                  .define("NGHOST", 3)
-//                  .block_size("block_x", "block_y")
-//                  .launch_bounds("block_x * block_y", "2");
+//                  .block_size(P("block_x"), P("block_y"))
+//                  .launch_bounds(P("block_x") * P("block_y"), 2);
+//
+// Every call that takes a term also takes the expression as text ("block_x * block_y
+// <= 1024", expr("block_x")): the text path, which from_json uses to read a capture
+// back. A term is stored as its text form, so to_json writes the same either way.
 //
 // Parameters must be declared before the expressions that use them; every expression
-// is compiled on the spot, so a typo throws at the definition, not at launch.
+// is compiled on the spot, so a typo or a type error (a restriction that is not a
+// condition, a float block size) throws ExprError at the definition, not at launch.
 // Expressions see the parameters, problem.x/y/z and device.* (see device_info.h).
 #pragma once
 
@@ -20,6 +26,7 @@
 #include "runtime/device_info.h"
 #include "runtime/expr.h"
 #include "runtime/sources.h"
+#include "runtime/term.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -38,13 +45,15 @@ inline ExprText expr(std::string text) {
     return {std::move(text)};
 }
 
-// Verbatim text ("double") or an expression (expr("block_x")).
+// Verbatim text ("double") or an expression (P("block_x"), or expr("block_x") as text).
 struct TextOrExpr {
     bool is_expr = false;
-    std::string text;
+    std::string text; // the verbatim text, or the expression's text form
+    Term term;        // the typed expression, when given as one
     TextOrExpr(const char* t) : text(t) {}
     TextOrExpr(std::string t) : text(std::move(t)) {}
     TextOrExpr(ExprText e) : is_expr(true), text(std::move(e.text)) {}
+    TextOrExpr(Term t) : is_expr(true), text(t.to_string()), term(std::move(t)) {}
     TextOrExpr(int v) : text(std::to_string(v)) {}
     TextOrExpr(long long v) : text(std::to_string(v)) {}
 };
@@ -137,7 +146,9 @@ public:
 
     KernelDef& tune(std::string name, std::vector<Value> values, Value default_value);
     KernelDef& tune(std::string name, std::vector<Value> values); // default: first value
-    KernelDef& restriction(const std::string& expression);
+    // A condition every valid configuration satisfies.
+    KernelDef& restriction(const Term& condition);
+    KernelDef& restriction(const std::string& expression); // text path
 
     KernelDef& template_args(std::vector<TextOrExpr> args);
     template <typename... T>
@@ -147,16 +158,23 @@ public:
     KernelDef& define(std::string name, TextOrExpr value);
     KernelDef& compiler_flags(std::vector<std::string> flags);
 
-    // Launch geometry. The grid defaults to ceil_div(problem, block) per axis.
+    // Launch geometry, integer expressions. The grid defaults to ceil_div(problem, block)
+    // per axis. Each call has a text path taking strings.
+    KernelDef& block_size(const Term& x, const Term& y = 1, const Term& z = 1);
     KernelDef& block_size(std::string x, std::string y = "1", std::string z = "1");
+    KernelDef& grid_divisors(const Term& x, const Term& y = 1, const Term& z = 1);
     KernelDef& grid_divisors(std::string x, std::string y = "1", std::string z = "1");
+    KernelDef& grid_size(const Term& x, const Term& y = 1, const Term& z = 1);
     KernelDef& grid_size(std::string x, std::string y = "1", std::string z = "1");
+    KernelDef& shared_memory(const Term& bytes);
     KernelDef& shared_memory(std::string bytes);
     // Defines SQUALL_LAUNCH_BOUNDS as __launch_bounds__(threads, min_blocks); without
     // this call it expands to nothing. Kernels write: __global__ void SQUALL_LAUNCH_BOUNDS f(...)
+    KernelDef& launch_bounds(const Term& max_threads, const Term& min_blocks = 1);
     KernelDef& launch_bounds(std::string max_threads, std::string min_blocks = "1");
     // Preferred shared-memory carveout in percent of the unified L1/shared memory (0:
-    // the largest L1), an expression; "-1" (the default) leaves it to the driver.
+    // the largest L1), an expression; -1 (the default) leaves it to the driver.
+    KernelDef& preferred_carveout(const Term& percent);
     KernelDef& preferred_carveout(std::string percent);
 
     // Argument layout (optional; required for capture).
@@ -170,6 +188,9 @@ public:
     KernelDef& member_scalar(std::string name, DType type, size_t offset);
 
     // A tensor map of a real (f32, f64) array argument declared before; see TensorMapDef.
+    // box: integer expressions; when: an integer or a condition.
+    KernelDef& tensor_map(std::string array, long long offset, std::array<long long, 3> dims,
+                          const std::array<Term, 3>& box, const Term& when = 1);
     KernelDef& tensor_map(std::string array, long long offset, std::array<long long, 3> dims,
                           std::array<std::string, 3> box, std::string when = "1");
     const std::vector<TensorMapDef>& tensor_map_defs() const { return map_defs_; }
@@ -201,6 +222,13 @@ private:
         Expr compiled;
     };
     Expr compile(const std::string& text) const;
+    // Lowers a term; throws unless its result may be of one of the allowed kinds.
+    Expr compile(const Term& term, Kinds allowed, const char* what) const;
+    Expr compile(const TextOrExpr& t, const char* what) const; // empty for verbatim text
+    KernelDef& set_block(std::array<Expr, 3> e);
+    KernelDef& set_grid(std::array<Expr, 3> e, bool is_divisor);
+    KernelDef& add_tensor_map(std::string array, long long offset, std::array<long long, 3> dims,
+                              std::array<Expr, 3> box, Expr when);
     std::string render(const TextOrExpr& t, const Expr& e, const Value* slots) const;
 
     std::string function_name_, key_, main_file_;
