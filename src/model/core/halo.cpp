@@ -56,18 +56,38 @@ template <typename T>
 void Halo<T>::exchange_x(T* a, int nk) const {
     const GridDims& d = d_;
     if (decomp_->npx == 1) {
-        launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk},
-               sq::HaloWrapX<T>{a, d.istart, d.iend, d.imax, d.jj, d.kk});
+        launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk}, sq::HaloWrapX<T>{.a = a,
+                                                                             .istart = d.istart,
+                                                                             .iend = d.iend,
+                                                                             .imax = d.imax,
+                                                                             .jj = d.jj,
+                                                                             .kk = d.kk});
         return;
     }
     const int n = igc * d.jmax * nk;
     const sq::Range3 r{0, igc, d.jstart, d.jend, 0, nk};
     // My west interior columns go to the west neighbour, my east ones to the east.
-    launch(r, sq::HaloPackX<T>{send_.data(), send_.data() + n, a, d.istart, d.iend, d.jstart,
-                               d.jmax, igc, d.jj, d.kk});
+    launch(r, sq::HaloPackX<T>{.send_w = send_.data(),
+                               .send_e = send_.data() + n,
+                               .a = a,
+                               .istart = d.istart,
+                               .iend = d.iend,
+                               .jstart = d.jstart,
+                               .jmax = d.jmax,
+                               .igc = igc,
+                               .jj = d.jj,
+                               .kk = d.kk});
     sendrecv(n, decomp_->west, decomp_->east, 1);
-    launch(r, sq::HaloUnpackX<T>{a, recv_.data(), recv_.data() + n, d.istart, d.iend, d.jstart,
-                                 d.jmax, igc, d.jj, d.kk});
+    launch(r, sq::HaloUnpackX<T>{.a = a,
+                                 .recv_w = recv_.data(),
+                                 .recv_e = recv_.data() + n,
+                                 .istart = d.istart,
+                                 .iend = d.iend,
+                                 .jstart = d.jstart,
+                                 .jmax = d.jmax,
+                                 .igc = igc,
+                                 .jj = d.jj,
+                                 .kk = d.kk});
 }
 
 template <typename T>
@@ -75,15 +95,34 @@ void Halo<T>::exchange_y(T* a, int nk) const {
     const GridDims& d = d_;
     const sq::Range3 r{0, d.icells, 0, jgc, 0, nk};
     if (decomp_->npy == 1) {
-        launch(r, sq::HaloWrapY<T>{a, d.jstart, d.jend, d.jmax, d.jj, d.kk});
+        launch(r, sq::HaloWrapY<T>{.a = a,
+                                   .jstart = d.jstart,
+                                   .jend = d.jend,
+                                   .jmax = d.jmax,
+                                   .jj = d.jj,
+                                   .kk = d.kk});
         return;
     }
     const int n = jgc * d.icells * nk; // whole rows, without their alignment padding
-    launch(r, sq::HaloPackY<T>{send_.data(), send_.data() + n, a, d.jstart, d.jend, jgc, d.icells,
-                               d.jj, d.kk});
+    launch(r, sq::HaloPackY<T>{.send_s = send_.data(),
+                               .send_n = send_.data() + n,
+                               .a = a,
+                               .jstart = d.jstart,
+                               .jend = d.jend,
+                               .jgc = jgc,
+                               .icells = d.icells,
+                               .jj = d.jj,
+                               .kk = d.kk});
     sendrecv(n, decomp_->south, decomp_->north, 3);
-    launch(r, sq::HaloUnpackY<T>{a, recv_.data(), recv_.data() + n, d.jstart, d.jend, jgc, d.icells,
-                                 d.jj, d.kk});
+    launch(r, sq::HaloUnpackY<T>{.a = a,
+                                 .recv_s = recv_.data(),
+                                 .recv_n = recv_.data() + n,
+                                 .jstart = d.jstart,
+                                 .jend = d.jend,
+                                 .jgc = jgc,
+                                 .icells = d.icells,
+                                 .jj = d.jj,
+                                 .kk = d.kk});
 }
 
 template class Halo<float>;

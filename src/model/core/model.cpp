@@ -182,9 +182,14 @@ double Model<T>::allreduce_sum(double v) const {
 template <typename T>
 double Model<T>::cfl_per_dt() {
     const auto& d = g_.d;
-    return allreduce_max(
-        double(launch_max(range_c(), sq::Cfl<T>{f_.u.data(), f_.v.data(), f_.w.data(), m_.dzi,
-                                                g_.dxi, g_.dyi, d.jj, d.kk})));
+    return allreduce_max(double(launch_max(range_c(), sq::Cfl<T>{.u = f_.u.data(),
+                                                                 .v = f_.v.data(),
+                                                                 .w = f_.w.data(),
+                                                                 .dzi = m_.dzi,
+                                                                 .dxi = g_.dxi,
+                                                                 .dyi = g_.dyi,
+                                                                 .jj = d.jj,
+                                                                 .kk = d.kk})));
 }
 
 template <typename T>
@@ -192,11 +197,18 @@ double Model<T>::dn_per_dt() {
     const auto& d = g_.d;
     double dn = 0;
     if (cfg_.diff == DiffType::constant)
-        dn = launch_max(range_c(),
-                        sq::DnConst<T>{T(std::max(cfg_.nu, cfg_.kappa)), m_.dzi, g_.dxi, g_.dyi});
+        dn = launch_max(range_c(), sq::DnConst<T>{.K = T(std::max(cfg_.nu, cfg_.kappa)),
+                                                  .dzi = m_.dzi,
+                                                  .dxi = g_.dxi,
+                                                  .dyi = g_.dyi});
     else if (cfg_.diff == DiffType::smag2)
-        dn = launch_max(range_c(), sq::DnSmag<T>{f_.evisc.data(), m_.dzi, g_.dxi, g_.dyi,
-                                                 T(cfg_.prandtl_t), d.jj, d.kk}) +
+        dn = launch_max(range_c(), sq::DnSmag<T>{.evisc = f_.evisc.data(),
+                                                 .dzi = m_.dzi,
+                                                 .dxi = g_.dxi,
+                                                 .dyi = g_.dyi,
+                                                 .prandtl_t = T(cfg_.prandtl_t),
+                                                 .jj = d.jj,
+                                                 .kk = d.kk}) +
              dn_molecular_per_dt_; // molecular viscosity adds to evisc in the kernels
     return allreduce_max(dn);
 }
@@ -248,23 +260,39 @@ Diagnostics Model<T>::diagnostics() {
     r.cfl = cfl_per_dt() * dtv;
     r.dn = dn_per_dt() * dtv;
     const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data(), *dz = m_.dz;
-    r.div = allreduce_max(
-        double(launch_max(range_c(), sq::AbsDivergence<T>{u, v, w, m_.dzi, m_.rho, m_.rhoh, g_.dxi,
-                                                          g_.dyi, d.jj, d.kk})));
+    r.div = allreduce_max(double(launch_max(range_c(), sq::AbsDivergence<T>{.u = u,
+                                                                            .v = v,
+                                                                            .w = w,
+                                                                            .dzi = m_.dzi,
+                                                                            .rho = m_.rho,
+                                                                            .rhoh = m_.rhoh,
+                                                                            .dxi = g_.dxi,
+                                                                            .dyi = g_.dyi,
+                                                                            .jj = d.jj,
+                                                                            .kk = d.kk})));
     const double volume = double(g_.xsize) * g_.ysize * g_.zsize;
     const double cell = double(g_.dx) * g_.dy;
-    r.ke = allreduce_sum(launch_sum(range_c(), sq::KineticEnergyDz<T>{u, v, w, dz, d.jj, d.kk})) *
+    r.ke = allreduce_sum(launch_sum(
+               range_c(),
+               sq::KineticEnergyDz<T>{.u = u, .v = v, .w = w, .dz = dz, .jj = d.jj, .kk = d.kk})) *
            cell / volume;
-    r.mom_u = allreduce_sum(launch_sum(range_c(), sq::ValueDz<T>{u, dz, d.jj, d.kk})) * cell;
-    r.mom_v = allreduce_sum(launch_sum(range_c(), sq::ValueDz<T>{v, dz, d.jj, d.kk})) * cell;
+    r.mom_u = allreduce_sum(
+                  launch_sum(range_c(), sq::ValueDz<T>{.a = u, .dz = dz, .jj = d.jj, .kk = d.kk})) *
+              cell;
+    r.mom_v = allreduce_sum(
+                  launch_sum(range_c(), sq::ValueDz<T>{.a = v, .dz = dz, .jj = d.jj, .kk = d.kk})) *
+              cell;
     if (f_.has_scalar)
         r.s_mean =
-            allreduce_sum(launch_sum(range_c(), sq::ValueDz<T>{f_.s.data(), dz, d.jj, d.kk})) *
+            allreduce_sum(launch_sum(
+                range_c(), sq::ValueDz<T>{.a = f_.s.data(), .dz = dz, .jj = d.jj, .kk = d.kk})) *
             cell / volume;
     if (surface())
         r.stable_limit_columns = allreduce_sum(
-            launch_sum(range_2d(), sq::SurfaceStableLimit<T>{f_.obuk_inv.data(), g_.z[d.kstart],
-                                                             T(cfg_.bc.surface.z0m), d.jj}));
+            launch_sum(range_2d(), sq::SurfaceStableLimit<T>{.obuk_inv = f_.obuk_inv.data(),
+                                                             .z1 = g_.z[d.kstart],
+                                                             .z0m = T(cfg_.bc.surface.z0m),
+                                                             .jj = d.jj}));
     return r;
 }
 

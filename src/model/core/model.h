@@ -85,7 +85,7 @@ private:
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
     int sponge_kstart_ = 0; // first level with a non-zero damping rate (the sponge's bottom)
 
-    // One RK substep pieces (tendencies.cpp).
+    // One RK substep pieces (tendencies.cpp, boundaries.cpp, surface_layer.cpp, projection.cpp).
     void surface_layer();
     void closure();
     void tendencies();
@@ -106,8 +106,7 @@ private:
     void print_status(double wall_per_step, double eta);
     void sample_stats();
 
-    sq::Range3 range_c() const; // centred interior
-    sq::Range3 range_w() const; // w interior: kstart+1 .. kend-1
+    sq::Range3 range_c() const; // centred interior (3-D kernels: interior_of<F>, interior.h)
     sq::Range3 range_2d() const;
     double allreduce_max(double v) const;
     double allreduce_sum(double v) const;

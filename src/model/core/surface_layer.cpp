@@ -16,18 +16,42 @@ void Model<T>::surface_layer() {
     const T* sflux = f_.has_scalar ? f_.s_fluxbot.data() : nullptr;
     // One extra column west and south so the face kernels find both neighbours.
     const sq::Range3 r_ext{d.istart - 1, d.iend, d.jstart - 1, d.jend, 0, 1};
-    launch_2d(r_ext,
-              sq::SurfaceMost<T>{f_.ustar.data(), f_.obuk_inv.data(), f_.u.data(), f_.v.data(),
-                                 sflux, g_over_thref, T(bc.u_bot), T(bc.v_bot), z1, z0m,
-                                 sq::most::umin_default<T>(), d.kstart, d.jj, d.kk});
-    launch_2d(range_2d(),
-              sq::SurfaceMomentumFlux<T>{f_.u_fluxbot.data(), f_.v_fluxbot.data(),
-                                         f_.dudz_bot.data(), f_.dvdz_bot.data(), f_.u.data(),
-                                         f_.v.data(), f_.ustar.data(), f_.obuk_inv.data(),
-                                         T(bc.u_bot), T(bc.v_bot), z1, z0m, d.kstart, d.jj, d.kk});
+    launch_2d(r_ext, sq::SurfaceMost<T>{.ustar = f_.ustar.data(),
+                                        .obuk_inv = f_.obuk_inv.data(),
+                                        .u = f_.u.data(),
+                                        .v = f_.v.data(),
+                                        .sfluxbot = sflux,
+                                        .g_over_thref = g_over_thref,
+                                        .ubot = T(bc.u_bot),
+                                        .vbot = T(bc.v_bot),
+                                        .z1 = z1,
+                                        .z0m = z0m,
+                                        .umin = sq::most::umin_default<T>(),
+                                        .kstart = d.kstart,
+                                        .jj = d.jj,
+                                        .kk = d.kk});
+    launch_2d(range_2d(), sq::SurfaceMomentumFlux<T>{.ufluxbot = f_.u_fluxbot.data(),
+                                                     .vfluxbot = f_.v_fluxbot.data(),
+                                                     .dudz_bot = f_.dudz_bot.data(),
+                                                     .dvdz_bot = f_.dvdz_bot.data(),
+                                                     .u = f_.u.data(),
+                                                     .v = f_.v.data(),
+                                                     .ustar = f_.ustar.data(),
+                                                     .obuk_inv = f_.obuk_inv.data(),
+                                                     .ubot = T(bc.u_bot),
+                                                     .vbot = T(bc.v_bot),
+                                                     .z1 = z1,
+                                                     .z0m = z0m,
+                                                     .kstart = d.kstart,
+                                                     .jj = d.jj,
+                                                     .kk = d.kk});
     if (f_.has_scalar)
-        launch_2d(range_2d(), sq::SurfaceScalar<T>{f_.dsdz_bot.data(), f_.s_fluxbot.data(),
-                                                   f_.ustar.data(), f_.obuk_inv.data(), z1, d.jj});
+        launch_2d(range_2d(), sq::SurfaceScalar<T>{.dsdz_bot = f_.dsdz_bot.data(),
+                                                   .fluxbot = f_.s_fluxbot.data(),
+                                                   .ustar = f_.ustar.data(),
+                                                   .obuk_inv = f_.obuk_inv.data(),
+                                                   .z1 = z1,
+                                                   .jj = d.jj});
 }
 
 template void Model<float>::surface_layer();
