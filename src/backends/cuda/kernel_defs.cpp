@@ -302,6 +302,7 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
 rt::KernelDef make_reduce_final_def(const std::string& acc_type, int op) {
     rt::KernelDef d("sq_reduce_final", kernel_sources(), kMainFile);
     d.tuning_key(op == 0 ? "reduce_final_max" : "reduce_final_sum", acc_type);
+    d.compiler_flags({"-default-device"}); // the same program text as make_def's
     d.tune("block_x", {256}, 256);
     for (const char* n : {"SQ_I0", "SQ_J0", "SQ_K0", "SQ_NI", "SQ_NJ", "SQ_NK", "SQ_JJ", "SQ_KK"})
         d.define(n, 1);
