@@ -237,15 +237,7 @@ struct AdvecU2i5 {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
-    // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
-    static constexpr int stage_reach = 3;
-    template <class S, class K>
-    SQ_HD static void staged_inputs(S& s, K& f) {
-        s.field(f.u, -3, 3);
-        s.field(f.v, 0, 0);
-        s.field(f.w, 0, 1);
-    }
-    // The same inputs for the planes traversal: u's x-y neighbours at k, its column k-3..k+3;
+    // The 3-D inputs for the planes traversal: u's x-y neighbours at k, its column k-3..k+3;
     // v at i-1..i, j..j+1; w at i-1..i, k..k+1.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
@@ -300,14 +292,6 @@ struct AdvecV2i5 {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
-    // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
-    static constexpr int stage_reach = 3;
-    template <class S, class K>
-    SQ_HD static void staged_inputs(S& s, K& f) {
-        s.field(f.u, 0, 0);
-        s.field(f.v, -3, 3);
-        s.field(f.w, 0, 1);
-    }
     // The planes traversal's inputs (AdvecU2i5 mirrored): v's x-y neighbours at k, its
     // column k-3..k+3; u at i..i+1, j-1..j; w at j-1..j, k..k+1.
     static constexpr int plane_inputs = 3;
@@ -362,14 +346,6 @@ struct AdvecW2i5 {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
-    // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
-    static constexpr int stage_reach = 3;
-    template <class S, class K>
-    SQ_HD static void staged_inputs(S& s, K& f) {
-        s.field(f.u, -1, 0);
-        s.field(f.v, -1, 0);
-        s.field(f.w, -3, 3);
-    }
     // The planes traversal's inputs: w's x-y neighbours at k, its column k-3..k+3; u at
     // i..i+1 and v at j..j+1, levels k-1..k.
     static constexpr int plane_inputs = 3;
@@ -421,15 +397,6 @@ struct AdvecS2i5 {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
-    // The 3-D inputs, each with the levels it is read at around k (stage.cuh).
-    static constexpr int stage_reach = 3;
-    template <class S, class K>
-    SQ_HD static void staged_inputs(S& s, K& f) {
-        s.field(f.s, -3, 3);
-        s.field(f.u, 0, 0);
-        s.field(f.v, 0, 0);
-        s.field(f.w, 0, 1);
-    }
     // The planes traversal's inputs: s's x-y neighbours at k, its column k-3..k+3; u at
     // i..i+1 and v at j..j+1, level k; w on the point's column at k..k+1 (a window).
     static constexpr int plane_inputs = 4;

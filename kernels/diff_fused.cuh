@@ -31,22 +31,7 @@ struct DiffUVWSmag {
     }
 
     static constexpr int wall_levels = 1; // as DiffUSmag, DiffVSmag; w skips kstart
-    // The 3-D inputs, each with the levels it is read at around k, and the wall fluxes
-    // (stage.cuh).
-    static constexpr int stage_reach = 1;
-    template <class S, class K>
-    SQ_HD static void staged_inputs(S& s, K& f) {
-        s.field(f.u, -1, 1);
-        s.field(f.v, -1, 1);
-        s.field(f.w, -1, 1);
-        s.field(f.evisc, -1, 1);
-        s.surface(f.ufluxbot);
-        s.surface(f.ufluxtop);
-        s.surface(f.vfluxbot);
-        s.surface(f.vfluxtop);
-    }
-
-    // The same inputs for the planes traversal (each at x, y -1..1; off the point's own
+    // The 3-D inputs for the planes traversal (each at x, y -1..1; off the point's own
     // column u and v at levels -1..0, w at 0..1, evisc at -1..1; on it all at -1..1), and
     // the three outputs.
     static constexpr int plane_inputs = 4;

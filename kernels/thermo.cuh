@@ -55,14 +55,8 @@ struct AdvecW2i5Buoy {
                   SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
     static constexpr int wall_levels = AdvecW2i5<T>::wall_levels;
-    // The 3-D inputs for the staged and planes traversals: AdvecW2i5's, and th on the
-    // point's column at k-1..k (a register window in the planes traversal).
-    static constexpr int stage_reach = AdvecW2i5<T>::stage_reach;
-    template <class S, class K>
-    SQ_HD static void staged_inputs(S& s, K& f) {
-        AdvecW2i5<T>::staged_inputs(s, f);
-        s.field(f.th, -1, 0);
-    }
+    // The 3-D inputs for the planes traversal: AdvecW2i5's, and th on the point's column at
+    // k-1..k (a register window).
     static constexpr int plane_inputs = 4;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
         return n < 3 ? AdvecW2i5<T>::plane_input(n) : PlaneInput{0, 0, 0, 0, 0, 0, -1, 0};

@@ -1,4 +1,4 @@
-// The solver's `stage` layout (src/backends/cuda/stage.cuh) filled by the bulk tensor copy
+// The staged traversal's layout (experiments/stage/stage.cuh) filled by the bulk tensor copy
 // engine: would a TMA fill make the generic staged traversal competitive? A block owns an
 // X x Y column tile and marches KC levels. Every field has one box, the tile plus 4 cells
 // (x, the reach 3 rounded up to 16 bytes) and 3 cells (y) on each side, and a ring of

@@ -1,6 +1,6 @@
 #pragma once
 // Host-side filling of a kernel struct, and a loop over the kernel list, for the host tests of the
-// GPU backend's contracts (wall_levels, staged inputs): every array of its declaration gets
+// GPU backend's contracts (wall_levels, plane inputs): every array of its declaration gets
 // random values.
 #include "backends/cuda/gpu_launch.h"
 #include "kernel_list.h"

@@ -1,11 +1,9 @@
 // GPU (label gpu): every tunable 3-D kernel, in its default and 20 sampled configurations
-// per precision (at least 8 of them staged where the kernel can stage its inputs, half of those
-// filled by bulk row copies, and 6 with the planes traversal where the kernel declares
-// plane inputs), gives the CPU
-// path's result on random non-zero fields of a non-cubic grid with ghost cells. Outputs are
-// poisoned (NaN) outside the range first; the poison must survive exactly where it survives on the
-// CPU. Also the dispatch (launch.h with the backend active), the reductions and the 2-D kernels.
-// Skips without a GPU.
+// per precision (6 of them with the planes traversal where the kernel declares plane
+// inputs), gives the CPU path's result on random non-zero fields of a non-cubic grid with
+// ghost cells. Outputs are poisoned (NaN) outside the range first; the poison must survive
+// exactly where it survives on the CPU. Also the dispatch (launch.h with the backend active), the
+// reductions and the 2-D kernels. Skips without a GPU.
 #include "backends/launch.h"
 #include "kernel_harness.h"
 
@@ -23,7 +21,6 @@ using namespace squall::gpu::testing;
 
 const TestGrid kGrid{40, 36, 28};
 constexpr int kSamples = 20;
-constexpr int kStagedSamples = 8;
 constexpr int kPlaneSamples = 6;
 
 rt::Runtime* runtime() {
@@ -55,24 +52,13 @@ void add_check(std::vector<rt::Runtime::Request>& reqs, std::vector<rt::KernelDe
     const size_t first = reqs.size();
     std::mt19937_64 rng(seed);
     std::vector<rt::Config> configs{def.space().default_config()};
-    // Samples of the rarer strategies, kinds 0 and 1: staged with stage_fill 0 (cp.async per
-    // element) and 1 (bulk rows), kStagedSamples / 2 each where the kernel stages; kind 2:
-    // the planes traversal, kPlaneSamples where the kernel declares plane inputs (drawn
-    // inside its subspace: uniform samples of the whole space hit it about once in 10^4).
+    // Uniform samples of the space, then kPlaneSamples of the planes traversal where the
+    // kernel declares plane inputs (drawn inside its subspace: uniform samples of the whole
+    // space hit it about once in 10^4).
     const rt::ConfigSpace& space = def.space();
-    const int stage = space.param_index("stage"), fill = space.param_index("stage_fill");
-    const int want[2] = {stage >= 0 ? kStagedSamples / 2 : 0, stage >= 0 ? kStagedSamples / 2 : 0};
-    int have[2] = {0, 0};
     while (configs.size() < kSamples + 1 - (space.param_index("planes") >= 0 ? kPlaneSamples : 0)) {
         auto c = space.sample(rng, gpu::problem_of(r), runtime()->device());
-        if (!c) continue;
-        const int k =
-            stage >= 0 && (*c)[size_t(stage)].as_int() == 1 ? int((*c)[size_t(fill)].as_int()) : -1;
-        const int missing = std::max(want[0] - have[0], 0) + std::max(want[1] - have[1], 0);
-        const bool needed = k >= 0 && have[k] < want[k];
-        if (!needed && int(kSamples + 1 - configs.size()) <= missing) continue;
-        if (k >= 0) ++have[k];
-        configs.push_back(*c);
+        if (c) configs.push_back(*c);
     }
     while (configs.size() < kSamples + 1) {
         auto c = space.sample(rng, gpu::problem_of(r), runtime()->device());
@@ -80,7 +66,7 @@ void add_check(std::vector<rt::Runtime::Request>& reqs, std::vector<rt::KernelDe
         nlohmann::json j = space.config_to_json(*c);
         for (const char* one : {"planes", "block_z", "tile_x", "tile_z", "march_y", "march_z"})
             j[one] = 1;
-        j["contig_x"] = 0, j["contig_z"] = 0, j["stage"] = 0, j["defer"] = 0, j["stage_fill"] = 0;
+        j["contig_x"] = 0, j["contig_z"] = 0, j["defer"] = 0;
         j["contig_y"] = j["tile_y"].get<int>() > 1 ? 1 : 0;
         const rt::Config p = space.config_from_json(j);
         if (space.is_valid(p, gpu::problem_of(r), runtime()->device())) configs.push_back(p);

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <random>
 #include <set>
 
@@ -95,28 +96,6 @@ TEST(GpuKernelsNvrtc, SampledConfigurations) {
     compile_all(jobs);
 }
 
-// Every kernel that can stage its inputs compiles staged with both fills (stage.cuh:
-// cp.async per element, bulk rows on mbarriers), float and double; random samples hit
-// these rarely.
-TEST(GpuKernelsNvrtc, StagedConfigurationsWithEachFill) {
-    std::vector<Job> defaults, jobs;
-    add_defaults(defaults, Kernels3d{}, gpu::Form::traverse3d);
-    const rt::DeviceInfo dev = rt::DeviceInfo::for_arch("sm_90");
-    for (const Job& base : defaults) {
-        if (base.def.space().param_index("stage_fill") < 0) continue;
-        for (int fill : {0, 1}) {
-            const nlohmann::json j = {{"block_x", 32},     {"block_y", 8},       {"defer", 1},
-                                      {"stage", 1},        {"stage_levels", 64}, {"stage_depth", 2},
-                                      {"stage_fill", fill}};
-            const rt::Config c = base.def.space().config_from_json(j);
-            ASSERT_TRUE(base.def.space().is_valid(c, base.problem, dev)) << base.def.key();
-            jobs.push_back({base.def, base.problem, c});
-        }
-    }
-    EXPECT_EQ(jobs.size(), 24u); // advec_{u,v,w,s}_2i5, advec_w_2i5_buoy, diff_uvw_smag; x 2 x 2
-    compile_all(jobs);
-}
-
 // Every kernel that declares plane inputs compiles with the planes traversal (planes.cuh:
 // tensor-map boxes, register windows), float and double, in three shapes: one row per
 // thread, several rows per thread, the deepest ring with a tile that does not divide the
@@ -199,13 +178,22 @@ namespace {
 
 // The shipped H200 wisdom: every tunable kernel has records at 256^3 and 512^3 in both
 // precisions, all parse without warnings, and selection at 512^3 on an H200 finds an
-// exact-size record (level 1) whose configuration is valid.
+// exact-size record (level 1) whose configuration is valid. The header's param_names are
+// the definition's parameters in order (a prefix: older files lack the newest ones).
 template <template <class> class K, class T>
 void check_wisdom(std::vector<std::string>& problems) {
     const auto f = blank_kernel<K<T>>(kGrid);
     const rt::KernelDef d = gpu::def_for(kGrid.range<K<T>>(), f);
-    const rt::Wisdom w =
-        rt::Wisdom::load(d.key(), d.space(), {std::string(SQUALL_SOURCE_DIR) + "/wisdom"});
+    const std::string dir = std::string(SQUALL_SOURCE_DIR) + "/wisdom";
+    const rt::Wisdom w = rt::Wisdom::load(d.key(), d.space(), {dir});
+    std::ifstream file(dir + "/" + rt::wisdom_file_name(d.key()));
+    std::string header;
+    std::getline(file, header);
+    const auto names = nlohmann::json::parse(header).at("param_names");
+    const auto& params = d.space().params();
+    bool prefix = names.size() <= params.size();
+    for (size_t n = 0; prefix && n < names.size(); ++n) prefix = names[n] == params[n].name;
+    if (!prefix) problems.push_back(d.key() + ": header param_names " + names.dump());
     bool has256 = false, has512 = false;
     for (const auto& r : w.records()) {
         has256 |= r.problem[0] == 256;
@@ -242,11 +230,9 @@ TEST(GpuKernelsWisdom, ShippedH200RecordsForEveryTunableKernel) {
 
 namespace {
 
-// The dynamic shared memory each strategy launches with: none for the plain traversal,
-// the staged planes (stage.cuh: StageCount) for `stage`, the ring of boxes plus the
-// alignment slack (planes.cuh: PlaneLayout) for `planes`. Both strategies live in one
-// space, so one expression must serve both (a second one once replaced the first and the
-// staged kernels ran with none: an illegal address on the GPU).
+// The dynamic shared memory each strategy launches with: none for the tiled traversal
+// (default and a tiled, deferred, marching configuration), the ring of boxes plus the
+// alignment slack (planes.cuh: PlaneLayout) for `planes`.
 template <class F>
 void check_shared_memory(int& kernels) {
     using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
@@ -262,22 +248,10 @@ void check_shared_memory(int& kernels) {
         return d.geometry(c, p, dev).shared_mem;
     };
     EXPECT_EQ(smem(nlohmann::json::object()), 0u) << d.key();
-    for (int fill : {0, 1}) {
-        sq::StageCount count{2};
-        F::staged_inputs(count, f);
-        const int lx = sq::stage_reach_x(F::stage_reach, int(sizeof(T)), fill == 1);
-        const size_t want =
-            size_t(count.planes) * size_t(32 + 2 * lx) * size_t(8 + 2 * F::stage_reach) * sizeof(T);
-        EXPECT_EQ(smem({{"block_x", 32},
-                        {"block_y", 8},
-                        {"defer", 1},
-                        {"stage", 1},
-                        {"stage_levels", 64},
-                        {"stage_depth", 2},
-                        {"stage_fill", fill}}),
-                  want)
-            << d.key() << " staged, fill " << fill;
-    }
+    nlohmann::json tiled = {
+        {"block_x", 32}, {"block_y", 8}, {"tile_z", 4}, {"contig_z", 1}, {"march_z", 2}};
+    if (space.param_index("defer") >= 0) tiled["defer"] = 1;
+    EXPECT_EQ(smem(tiled), 0u) << d.key() << " tiled";
     if constexpr (requires { F::plane_inputs; }) {
         const size_t want = 6 * sq::PlaneLayout<F, 64, 8, int(sizeof(T))>::slot_bytes + 128;
         EXPECT_EQ(smem({{"planes", 1},
@@ -298,7 +272,9 @@ TEST(GpuKernelsNvrtc, SharedMemoryOfEachStrategy) {
     check_shared_memory<sq::AdvecU2i5<float>>(kernels);
     check_shared_memory<sq::AdvecV2i5<double>>(kernels);
     check_shared_memory<sq::DiffUVWSmag<float>>(kernels);
-    EXPECT_EQ(kernels, 4);
+    check_shared_memory<sq::AdvecU2<double>>(kernels);
+    check_shared_memory<sq::RkUpdate<float>>(kernels);
+    EXPECT_EQ(kernels, 6);
 }
 
 } // namespace

@@ -1,9 +1,9 @@
-// Host emulation of the GPU traversal: the index mapping of src/backends/cuda/traverse.cuh
+// Host emulation of the GPU traversal: the index mapping of src/backends/cuda/index_map.cuh
 // (traverse_thread, the code the kernels run) is called with emulated block and thread
 // indices for every block and thread of a launch, over corner cases and random samples of
 // the tunable space, on awkward grids. Every point of the range must be visited exactly
 // once; deliberately broken mappings show that the check catches misses and repeats.
-#include "backends/cuda/traverse.cuh"
+#include "backends/cuda/index_map.cuh"
 #include "backends/cuda/traverse_space.h"
 
 #include <gtest/gtest.h>
@@ -38,16 +38,7 @@ struct Emulated {
     void operator()(int i, int j, int k) const { on_value(i, j, k), on_store(i, j, k); }
     bool z_interior(int, int) const { return interior; }
     void assume_z_interior(int) const {}
-    // Staged shapes (one level per chunk): values only at the level of the last chunk
-    // begun, whose inputs are the ones staged.
-    int* staged_level = nullptr;
-    void begin_block(int, int, int) const {}
-    void next_chunk(int, int ck) const {
-        if (staged_level) *staged_level = ck;
-    }
     Point value(int i, int j, int k) const {
-        if (staged_level && k != *staged_level && error->empty())
-            error->assign("a value outside the staged level");
         on_value(i, j, k);
         return {i, j, k};
     }
@@ -196,33 +187,6 @@ TEST(TraverseEmulation, TenThousandRandomConfigsOnIssueGrids) {
             ++n;
         }
     }
-}
-
-// Staged shapes (stage.cuh): x-y blocks and tiles of one level, marching up to 256 levels.
-TEST(TraverseEmulation, StagedShapesVisitEveryPointOnceAtTheStagedLevel) {
-    std::mt19937 rng(5);
-    auto pick = [&](const auto& values) {
-        return values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(rng)];
-    };
-    const std::array<int, 5> levels{16, 32, 64, 128, 256};
-    int checked = 0;
-    const Mapping staged = [](const sq::TraverseShape& s, int b, int tx, int ty, int tz,
-                              const Emulated& v) {
-        int level = -1;
-        Emulated w = v;
-        w.staged_level = &level;
-        sq::traverse_thread<sp::max_points_per_thread>(s, b, tx, ty, tz, w);
-    };
-    for (const Grid& g : kGrids)
-        while (checked < 300 * int(&g - kGrids + 1)) {
-            const int bx = pick(sp::block_x), by = pick(sp::block_y), tx = pick(sp::tile_x),
-                      ty = pick(sp::tile_y), cx = rng() % 2, cy = rng() % 2;
-            if (!sp::valid(bx, by, 1, tx, ty, 1, cx, cy, 0, 1)) continue;
-            const auto s =
-                shape(g, bx, by, 1, tx, ty, 1, cx, cy, 0, int(rng() % 6), 1, pick(levels));
-            ASSERT_EQ(check(s, staged, checked % 2), "");
-            ++checked;
-        }
 }
 
 // Every permutation and swizzle is a bijection between block indices and block

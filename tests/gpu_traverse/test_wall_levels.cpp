@@ -4,7 +4,7 @@
 // traversal compiles its deferred tiles away from the walls under that assumption. The
 // same check with W - 1 must find a difference, so an under-declared W cannot pass.
 #include "backends/cuda/gpu_launch.h"
-#include "backends/cuda/traverse.cuh"
+#include "backends/cuda/tiles.cuh"
 #include "host_fill.h"
 
 #include <gtest/gtest.h>

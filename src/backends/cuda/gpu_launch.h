@@ -5,12 +5,10 @@
 // and instantiates it through the runtime (wisdom -> NVRTC/cache -> module). After that
 // a launch is a short linear search plus cuLaunchKernel. See README.md.
 #include "backends/cuda/kernel_defs.h"
-#include "backends/cuda/planes.cuh"
-#include "backends/cuda/stage.cuh"
+#include "backends/cuda/traverse_defs.h"
 #include "kernels/common.cuh"
 #include "runtime/runtime.h"
 
-#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -95,26 +93,6 @@ T value_type_of(const K<T>*);
 template <template <class, class> class K, class T, class Tag> // kernels named by a tag
 T value_type_of(const K<T, Tag>*);
 
-// The boxes of F's plane inputs (KernelType::plane_boxes): which member each input is,
-// found by giving every field a distinct address and asking F::plane_arrays.
-template <class F, class T>
-void plane_boxes(KernelType& t) {
-    F f{};
-    for (size_t n = 0; n < t.members.size(); ++n)
-        if (t.members[n].shape == Shape::field) {
-            const T* fake = reinterpret_cast<const T*>(uintptr_t(4096) * (n + 1));
-            std::memcpy(reinterpret_cast<char*>(&f) + t.members[n].offset, &fake, sizeof fake);
-        }
-    const T* in[F::plane_inputs];
-    f.plane_arrays(in);
-    using L = sq::PlaneLayout<F, 0, 0, int(sizeof(T))>;
-    for (int q = 0; q < F::plane_inputs; ++q) {
-        const int member = int(reinterpret_cast<uintptr_t>(in[q]) / 4096) - 1;
-        t.plane_boxes.push_back({member, L::width(q), L::height(q)}); // a 0 x 0 tile's box
-    }
-    t.plane_lookahead = L::lookahead(), t.plane_shift = L::shift();
-}
-
 template <class F>
 KernelType kernel_type(Form form) {
     using T = decltype(value_type_of(static_cast<const F*>(nullptr)));
@@ -125,13 +103,6 @@ KernelType kernel_type(Form form) {
     KernelType t{F::name, type_name<F>(), sizeof(T) == 4 ? "float" : "double", sizeof(F), form,
                  {},      deferrable};
     if constexpr (has_declaration<F>) t.members = declared_members<F>();
-    if constexpr (requires { F::stage_reach; }) {
-        sq::StageCount c{0};
-        const F f{};
-        F::staged_inputs(c, f);
-        t.stage_reach = F::stage_reach;
-        t.stage_planes = c.planes, t.stage_fields = c.fields;
-    }
     if constexpr (requires { F::plane_inputs; }) {
         if (form == Form::traverse3d && !t.members.empty()) plane_boxes<F, T>(t);
     }

@@ -23,11 +23,6 @@ struct KernelType {
     Form form = Form::traverse3d;
     std::vector<Member> members{}; // F's declaration (kernels/declare.cuh), in member order
     bool deferrable = false;       // has value(i, j, k) and store(i, j, k, v): deferred stores
-    // Shared-memory staging (stage.cuh), for kernels that declare staged_inputs: the
-    // x-y reach (-1: not stageable) and the planes per block, stage_planes +
-    // stage_fields * stage_depth.
-    int stage_reach = -1;
-    int stage_planes = 0, stage_fields = 0;
     // The planes traversal (planes.cuh), for kernels that declare plane_inputs: each
     // input's member (index into members) and box ((X + extra_x) x (Y + extra_y) for an X x Y
     // tile), the levels read ahead and the tensor maps' origin shift (elements left of the range's

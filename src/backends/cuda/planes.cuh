@@ -13,11 +13,16 @@
 // per-point function runs unchanged: it reads its inputs through PlanePtr, which splits
 // each flat offset into (di, dj, dk) at compile time (experiments/offset_proxy).
 //
-// Everything but the copy engine and the barriers is host and device code; the host
-// emulation (tests/gpu_traverse/test_planes.cpp) runs it with plain box copies.
+// Everything but the copy engine and the barriers (planes_body, the kernel) is host and
+// device code; the host emulation (tests/gpu_traverse/test_planes.cpp) runs it with plain
+// box copies.
 #if defined(__CUDACC_RTC__)
+#include "barrier.cuh"
 #include "common.cuh"
+#include "index_map.cuh"
 #else
+#include "backends/cuda/barrier.cuh"
+#include "backends/cuda/index_map.cuh"
 #include "kernels/common.cuh"
 #endif
 
@@ -246,3 +251,93 @@ struct PlaneMarch {
 };
 
 } // namespace sq
+
+// The device side, compiled for the 3-D variants that run the planes traversal (SQ_PLANES,
+// SQ_PLANE_RING and the geometry defines of traverse.cuh).
+#if (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && defined(SQ_3D) && SQ_PLANES
+
+namespace sq {
+
+// Tensor maps (CUtensorMap, 128 opaque bytes each), one per plane input, from the runtime.
+struct alignas(64) PlaneMap {
+    unsigned long long opaque[16];
+};
+template <int N>
+struct PlaneMaps {
+    PlaneMap m[N];
+};
+
+// The precision T of a kernel struct K<T> (decltype only).
+template <template <class> class K, class T>
+__device__ T kernel_value_type(const K<T>*);
+
+// Thread (0, 0) issues each level's boxes, every thread waits on the level's barriers and
+// computes its rows; one block barrier per level frees the oldest slot.
+template <class F>
+__device__ __forceinline__ void planes_body(const F& g, int nlev,
+                                            const PlaneMaps<F::plane_inputs>& maps) {
+    using T = decltype(kernel_value_type(static_cast<const F*>(nullptr)));
+    constexpr int ring = SQ_PLANE_RING;
+    constexpr bool full = SQ_NI % SQ_BX == 0 && SQ_NJ % (SQ_BY * SQ_TY) == 0;
+    using M = PlaneMarch<F, T, SQ_BX, SQ_BY * SQ_TY, SQ_TY, ring, SQ_I0, SQ_J0, SQ_JJ, SQ_KK, full>;
+    constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY,   SQ_BZ, SQ_TX, SQ_TY,
+                              SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM, SQ_MY, SQ_MZ, SQ_GROUP};
+    int bi, bj, bk;
+    trav_unravel(s, int(blockIdx.x), bi, bj, bk);
+    // The launch asks for 128 bytes more than the ring, to start it on a 128-byte boundary.
+    extern __shared__ __align__(128) unsigned char sq_plane_smem[];
+    __shared__ __align__(8) unsigned long long sq_plane_bars[ring];
+    unsigned char* smem = sq_plane_smem + ((128 - (smem_addr(sq_plane_smem) & 127)) & 127);
+    const int ck = bk * SQ_MZ;
+    const M m{smem,  bi * SQ_BX, bj * SQ_BY * SQ_TY,      SQ_NI,
+              SQ_NJ, SQ_K0 + ck, min_(SQ_MZ, SQ_NK - ck), nlev};
+    const unsigned bars = smem_addr(sq_plane_bars);
+    const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
+    if (leader) {
+        for (int n = 0; n < ring; ++n) mbar_init(bars + 8u * unsigned(n), 1);
+        mbar_init_fence();
+    }
+    __syncthreads();
+    auto issue = [&](int p) {
+        const unsigned bar = bars + 8u * unsigned(p % ring);
+        mbar_arrive_expect_tx(bar, unsigned(M::L::box_total())); // the barrier's one arrival
+        m.issue(p, [&](int q, T* dst, int x, int y, int z) {
+            asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx"
+                         "::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(smem_addr(dst)),
+                         "l"(reinterpret_cast<unsigned long long>(&maps.m[q])), "r"(x), "r"(y),
+                         "r"(z), "r"(bar)
+                         : "memory");
+        });
+    };
+    if (leader)
+        for (int p = 0; p < ring - 1 && p <= m.last(); ++p) issue(p);
+    typename M::Thread t{int(threadIdx.x), int(threadIdx.y) * SQ_TY, {}, {}};
+    const T* in[F::plane_inputs];
+    g.plane_arrays(in);
+    m.begin(t, g, in);
+    // Step kl needs slots kl .. kl + lookahead: the first lookahead are waited for here, then
+    // each step waits for its newest one. Every slot issued is waited for before the exit.
+    constexpr int ahead = M::L::lookahead();
+    auto wait = [&](int p) { mbar_wait(bars + 8u * unsigned(p % ring), unsigned(p / ring) & 1u); };
+    for (int p = 0; p < ahead; ++p) wait(p);
+    SQ_MARCH_LOOP
+    for (int kl = 0; kl < m.steps; ++kl) {
+        __syncthreads(); // every thread is done with level kl - 1: its slot is free
+        if (leader && kl + ring - 1 <= m.last()) issue(kl + ring - 1);
+        wait(kl + ahead);
+        m.step(t, g, kl);
+    }
+}
+
+} // namespace sq
+
+// The members as parameters, as tiles.cuh's sq_traverse_flat, followed by the inputs'
+// tensor maps, which the runtime encodes at each launch.
+template <class F>
+__global__ void SQUALL_LAUNCH_BOUNDS sq_traverse_flat(
+    SQ_FLAT_PARAMS, int sq_nlev, const __grid_constant__ sq::PlaneMaps<F::plane_inputs> sq_maps) {
+    const F g{SQ_FLAT_INIT};
+    sq::planes_body(g, sq_nlev, sq_maps);
+}
+
+#endif

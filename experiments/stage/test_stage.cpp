@@ -1,4 +1,4 @@
-// The shared-memory staging of src/backends/cuda/stage.cuh, on the host: the staging code
+// The shared-memory staging of stage.cuh, on the host: the staging code
 // the GPU runs (loads, ring slots, mirrors, rebased kernel copy) with plain copies in
 // place of cp.async and the bulk row copies, for every block and step of launches over an
 // awkward grid, in both fills (element and row; rows on the model's aligned layout, which
@@ -7,8 +7,8 @@
 // kernel computes from the global fields; the shared memory starts as NaN, so a read
 // outside what was loaded shows. Windows or a reach declared one level or point too
 // small must be caught.
-#include "backends/cuda/stage.cuh"
 #include "host_fill.h"
+#include "stage.cuh"
 
 #include <gtest/gtest.h>
 
