@@ -2,6 +2,7 @@
 
 #include "backends/cuda/traverse_defs.h"
 #include "embedded/gpu_kernel_sources.h"
+#include "runtime/term.h"
 
 #include <map>
 #include <mutex>
@@ -75,6 +76,7 @@ const FlatLayout* flat_layout(const KernelType& t) {
 }
 
 rt::KernelDef make_def(const KernelType& t, const Variant& v) {
+    using rt::P;
     const sq::Range3& r = v.range;
     const bool flat = flat_layout(t) != nullptr;
     const char* fn = t.form == Form::traverse2d   ? "sq_traverse_2d"
@@ -86,8 +88,8 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     // operator (planes.cuh's static_for) for a host function.
     d.compiler_flags({"-default-device"});
     d.define("SQ_I0", r.i0).define("SQ_J0", r.j0).define("SQ_K0", r.k0);
-    d.define("SQ_NI", rt::expr("problem.x")).define("SQ_NJ", rt::expr("problem.y"));
-    d.define("SQ_NK", rt::expr("problem.z"));
+    d.define("SQ_NI", rt::problem_x()).define("SQ_NJ", rt::problem_y());
+    d.define("SQ_NK", rt::problem_z());
     d.define("SQ_JJ", v.jj).define("SQ_KK", v.kk);
     switch (t.form) {
     case Form::traverse3d:
@@ -96,17 +98,18 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     case Form::traverse2d:
         d.tune("block_x", {32, 64, 128, 256}, 128)
             .tune("block_y", {1, 2, 4, 8}, 1)
-            .restriction("block_x * block_y <= 1024")
+            .restriction(P("block_x") * P("block_y") <= 1024)
             .define("SQ_2D", 1)
-            .block_size("block_x", "block_y");
+            .block_size(P("block_x"), P("block_y"));
         break;
     case Form::reduce_max:
     case Form::reduce_sum:
         d.tune("block_x", {128, 256, 512}, 256)
             .define("SQ_REDUCE", 1)
-            .define("SQ_BX", rt::expr("block_x"))
-            .block_size("block_x")
-            .grid_size("min(ceil_div(problem.x * problem.y * problem.z, block_x), 1024)");
+            .define("SQ_BX", P("block_x"))
+            .block_size(P("block_x"))
+            .grid_size(min(
+                ceil_div(rt::problem_x() * rt::problem_y() * rt::problem_z(), P("block_x")), 1024));
         break;
     }
     if (t.form == Form::reduce_max || t.form == Form::reduce_sum) {
@@ -154,8 +157,8 @@ rt::KernelDef make_reduce_final_def(const std::string& acc_type, int op) {
     d.tune("block_x", {256}, 256);
     for (const char* n : {"SQ_I0", "SQ_J0", "SQ_K0", "SQ_NI", "SQ_NJ", "SQ_NK", "SQ_JJ", "SQ_KK"})
         d.define(n, 1);
-    d.define("SQ_REDUCE", 1).define("SQ_BX", rt::expr("block_x"));
-    d.template_args(acc_type, op == 0 ? "0" : "1").block_size("block_x").grid_size("1");
+    d.define("SQ_REDUCE", 1).define("SQ_BX", rt::P("block_x"));
+    d.template_args(acc_type, op == 0 ? "0" : "1").block_size(rt::P("block_x")).grid_size(1);
     // The partials and the result share one scratch allocation (capture saves it once).
     const rt::DType at = real_dtype(acc_type);
     d.arg_array("partial", at, rt::Access::in, rt::whole_allocation)

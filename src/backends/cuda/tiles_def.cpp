@@ -4,7 +4,7 @@
 #include "backends/cuda/traverse_defs.h"
 #include "backends/cuda/traverse_space.h"
 
-#include <fmt/format.h>
+#include "runtime/term.h"
 
 #include <vector>
 
@@ -12,6 +12,7 @@ namespace squall::gpu {
 
 void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
     namespace sp = space;
+    using rt::P;
     auto values = [](const auto& a) { return std::vector<rt::Value>(a.begin(), a.end()); };
     d.tune("block_x", values(sp::block_x), 256)
         .tune("block_y", values(sp::block_y), 1)
@@ -24,32 +25,30 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
         .tune("contig_z", {0, 1}, 0)
         .tune("unroll", {1, 0}, 1)
         .tune("perm", {0, 1, 2, 3, 4, 5}, 0)
-        .tune("blocks_per_sm", values(sp::blocks_per_sm), 1)
-        .restriction(fmt::format("block_x * block_y * block_z >= {} && "
-                                 "block_x * block_y * block_z <= {}",
-                                 sp::min_threads, sp::max_threads))
-        .restriction(fmt::format("block_x * block_y * block_z * blocks_per_sm <= {}",
-                                 sp::max_threads_per_sm))
-        .restriction(fmt::format("tile_x * tile_y * tile_z <= {}", sp::max_points_per_thread))
-        .restriction("tile_x > 1 || contig_x == 0")
-        .restriction("tile_y > 1 || contig_y == 0")
-        .restriction("tile_z > 1 || contig_z == 0");
+        .tune("blocks_per_sm", values(sp::blocks_per_sm), 1);
+    const rt::Term threads = P("block_x") * P("block_y") * P("block_z");
+    d.restriction(threads >= sp::min_threads && threads <= sp::max_threads)
+        .restriction(threads * P("blocks_per_sm") <= sp::max_threads_per_sm)
+        .restriction(P("tile_x") * P("tile_y") * P("tile_z") <= sp::max_points_per_thread)
+        .restriction(P("tile_x") > 1 || P("contig_x") == 0)
+        .restriction(P("tile_y") > 1 || P("contig_y") == 0)
+        .restriction(P("tile_z") > 1 || P("contig_z") == 0);
     // Deferred stores (index_map.cuh, trav_tile): the tile's values live in registers, so
     // the tile loops must be unrolled.
     if (t.deferrable)
         d.tune("defer", {0, 1}, 0)
-            .restriction("defer == 0 || unroll == 1")
-            .define("SQ_DEFER", rt::expr("defer"));
+            .restriction(P("defer") == 0 || P("unroll") == 1)
+            .define("SQ_DEFER", P("defer"));
     else
         d.define("SQ_DEFER", 0);
     // Declared after defer so that older wisdom files stay a prefix of the parameter list.
     d.tune("march_y", values(sp::march), 1).tune("march_z", values(sp::march), 1);
     // The unified L1/shared memory split: the driver's choice, or the largest L1 (the
     // stencils reread their neighbours' values through L1).
-    d.tune("l1_carveout", {-1, 0}, -1).preferred_carveout("l1_carveout");
+    d.tune("l1_carveout", {-1, 0}, -1).preferred_carveout(P("l1_carveout"));
     // Block-order swizzle (index_map.cuh, trav_split): neighbours along the two slower axes
     // of perm run close together in time, so the halos they share are still in L2.
-    d.tune("group", values(sp::group), 1).define("SQ_GROUP", rt::expr("group"));
+    d.tune("group", values(sp::group), 1).define("SQ_GROUP", P("group"));
     // Levels a block marches through: chunks of block_z * tile_z levels, or single levels
     // in the planes traversal.
     const bool planes = t.deferrable && flat && !t.plane_boxes.empty();
@@ -57,19 +56,20 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
         add_planes(d, t);
     else
         d.define("SQ_PLANES", 0);
-    const std::string levels = planes ? "(planes ? plane_levels : march_z)" : "march_z";
+    const rt::Term levels =
+        planes ? select(P("planes"), P("plane_levels"), P("march_z")) : P("march_z");
     const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
                              {"SQ_TX", "tile_x"},     {"SQ_TY", "tile_y"},   {"SQ_TZ", "tile_z"},
                              {"SQ_CX", "contig_x"},   {"SQ_CY", "contig_y"}, {"SQ_CZ", "contig_z"},
                              {"SQ_UNROLL", "unroll"}, {"SQ_PERM", "perm"},   {"SQ_MY", "march_y"}};
-    for (const auto& kv : defs) d.define(kv[0], rt::expr(kv[1]));
-    d.define("SQ_MZ", rt::expr(levels));
+    for (const auto& kv : defs) d.define(kv[0], P(kv[1]));
+    d.define("SQ_MZ", levels);
     d.define("SQ_3D", 1)
-        .block_size("block_x", "block_y", "block_z")
-        .grid_size("ceil_div(problem.x, block_x * tile_x) * ceil_div(problem.y, block_y * "
-                   "tile_y * march_y) * ceil_div(problem.z, block_z * tile_z * " +
-                   levels + ")")
-        .launch_bounds("block_x * block_y * block_z", "blocks_per_sm");
+        .block_size(P("block_x"), P("block_y"), P("block_z"))
+        .grid_size(ceil_div(rt::problem_x(), P("block_x") * P("tile_x")) *
+                   ceil_div(rt::problem_y(), P("block_y") * P("tile_y") * P("march_y")) *
+                   ceil_div(rt::problem_z(), P("block_z") * P("tile_z") * levels))
+        .launch_bounds(threads, P("blocks_per_sm"));
 }
 
 } // namespace squall::gpu
