@@ -119,14 +119,14 @@ void check_all(KernelList<K...>) {
     for (auto& run : runs) run(ks);
 }
 
-TEST(GpuKernels, Every3dKernelMatchesCpuDouble) {
-    SKIP_WITHOUT_GPU();
-    check_all<double>(Kernels3d{});
-}
+template <typename T>
+class GpuKernels : public ::testing::Test {};
+using Precisions = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(GpuKernels, Precisions);
 
-TEST(GpuKernels, Every3dKernelMatchesCpuFloat) {
+TYPED_TEST(GpuKernels, Every3dKernelMatchesCpu) {
     SKIP_WITHOUT_GPU();
-    check_all<float>(Kernels3d{});
+    check_all<TypeParam>(Kernels3d{});
 }
 
 // The dispatch: launch(), launch_max() and launch_sum() of launch.h with the backend active,

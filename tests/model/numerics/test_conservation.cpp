@@ -77,13 +77,22 @@ double ke_loss_order(int rk) {
     return o2;
 }
 
-TEST(Conservation, EnergyLossOrderRK3) {
-    EXPECT_NEAR(ke_loss_order(3), 3.0, 0.2);
+// The Runge-Kutta scheme and how far the measured order may be from it.
+struct RkOrder {
+    int rk;
+    double tolerance;
+};
+void PrintTo(const RkOrder& o, std::ostream* os) {
+    *os << "RK" << o.rk;
 }
 
-TEST(Conservation, EnergyLossOrderRK4) {
-    EXPECT_NEAR(ke_loss_order(4), 4.0, 0.3);
+class EnergyLossOrder : public ::testing::TestWithParam<RkOrder> {};
+
+TEST_P(EnergyLossOrder, IsTheRkOrder) {
+    EXPECT_NEAR(ke_loss_order(GetParam().rk), GetParam().rk, GetParam().tolerance);
 }
+INSTANTIATE_TEST_SUITE_P(Conservation, EnergyLossOrder,
+                         ::testing::Values(RkOrder{3, 0.2}, RkOrder{4, 0.3}));
 
 } // namespace
 } // namespace squall::test
