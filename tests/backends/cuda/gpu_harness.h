@@ -1,8 +1,9 @@
 #pragma once
 // Fills any tunable 3-D kernel struct with random non-zero data, on the host and on the
 // device, from the backend's parameter table (member names, kinds and offsets), runs the
-// CPU path as the reference and compares device results with it. Used by the GPU tests
-// and the kernel benchmark.
+// CPU path as the reference and compares device results with it (test_gpu_kernels).
+// Not to be confused with tests/kernels/reference/ref_harness.h, which runs a kernel on the
+// host against a slow reference written from docs/numerics.md.
 #include "backends/cpu/cpu_launch.h"
 #include "backends/cuda/gpu_launch.h"
 #include "kernel_list.h"

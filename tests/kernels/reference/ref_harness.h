@@ -3,7 +3,8 @@
 // compares its output with a reference (ref_numerics.h) on every cell of the array: inside the
 // range within a relative tolerance, outside the range exactly (the kernel must not write
 // anywhere else). Inputs for T = float are rounded to float first, so both sides see the
-// same data and only the arithmetic differs.
+// same data and only the arithmetic differs. (The GPU backend's tests compare the device
+// with the CPU path instead: tests/backends/cuda/gpu_harness.h.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
