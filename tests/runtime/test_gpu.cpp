@@ -7,7 +7,7 @@
 
 #include "test_kernels.h"
 
-#include "tests/gpu_required.h"
+#include "tests/support/gpu_required.h"
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -3,7 +3,7 @@
 // block b owns, for every block size, tile, tile kind, block order and march of the
 // tunable space. Host and device code: the device kernels (tiles.cuh) call
 // traverse_thread with their block and thread indices, the emulation test
-// (tests/gpu_traverse/test_traverse_emulation.cpp) with emulated ones for every block and
+// (tests/backends/cuda/test_traverse_emulation.cpp) with emulated ones for every block and
 // thread of a launch. SQ_UNROLL (a variant's define, see traverse.cuh): unroll the tile loops.
 #if defined(__CUDACC_RTC__)
 #include "common.cuh"

@@ -14,7 +14,7 @@
 // each flat offset into (di, dj, dk) at compile time (experiments/offset_proxy).
 //
 // Everything but the copy engine and the barriers (planes_body, the kernel) is host and
-// device code; the host emulation (tests/gpu_traverse/test_planes.cpp) runs it with plain
+// device code; the host emulation (tests/backends/cuda/test_planes.cpp) runs it with plain
 // box copies.
 #if defined(__CUDACC_RTC__)
 #include "barrier.cuh"
