@@ -114,7 +114,7 @@ struct AdvecU2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T* a = u + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - 1], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk - 1 + kk], w[ijk + kk]));
@@ -123,7 +123,7 @@ struct AdvecU2 {
                           dyi) +
                advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { ut[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { ut[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -144,7 +144,7 @@ struct AdvecV2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T* a = v + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - jj], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk - jj + kk], w[ijk + kk]));
@@ -153,7 +153,7 @@ struct AdvecV2 {
                advec_div2(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
                advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { vt[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { vt[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -175,7 +175,7 @@ struct AdvecW2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T* a = w + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - kk], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk], w[ijk + kk]));
@@ -185,7 +185,7 @@ struct AdvecW2 {
                           interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
                advec_zdiv_w(fz_bot, fz_top, k, rho, rhoh, dzhi);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { wt[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -206,7 +206,7 @@ struct AdvecS2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T* a = s + ijk;
         const T fz_bot = flux2(a, kk, w[ijk]);
         const T fz_top = flux2(a + kk, kk, w[ijk + kk]);
@@ -214,7 +214,7 @@ struct AdvecS2 {
                advec_div2(a, jj, v[ijk], v[ijk + jj], dyi) +
                advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { st[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { st[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 

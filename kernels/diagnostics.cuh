@@ -23,7 +23,7 @@ struct AbsDivergence {
     }
 
     SQ_HD T operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T div = (rho[k] * ((u[ijk + 1] - u[ijk]) * dxi + (v[ijk + jj] - v[ijk]) * dyi) +
                        (rhoh[k + 1] * w[ijk + kk] - rhoh[k] * w[ijk]) * dzi[k]) /
                       rho[k];
@@ -47,7 +47,7 @@ struct KineticEnergyDz {
     }
 
     SQ_HD double operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const double uc = interp2(u[ijk], u[ijk + 1]);
         const double vc = interp2(v[ijk], v[ijk + jj]);
         const double wc = interp2(w[ijk], w[ijk + kk]);
@@ -70,7 +70,7 @@ struct ValueDz {
     }
 
     SQ_HD double operator()(int i, int j, int k) const {
-        return double(a[i + j * jj + k * kk]) * dz[k];
+        return double(a[index3(i, j, k, jj, kk)]) * dz[k];
     }
 };
 
