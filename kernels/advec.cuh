@@ -95,6 +95,24 @@ SQ_HD T advec_z_2i5_w(const P& wp, int kk, int k, int kstart, int kend, const T*
     return advec_zdiv_w(f_bot, f_top, k, rho, rhoh, dzhi);
 }
 
+// ---- 2i5 inputs for the planes traversal (PlaneInput, common.cuh) ----
+// The advected variable: its 5th-order fluxes read 3 points to each side along x and y at
+// level k (planes), and levels k-3..k+3 on the point's own column (a register window).
+SQ_HD constexpr PlaneInput plane_advected_2i5() {
+    return {-3, 3, -3, 3, 0, 0, -3, 3};
+}
+enum class Axis { x, y, z, none };
+// An advecting velocity, the component along `face`, for a variable staggered along `stag`
+// (none: a scalar): read at both faces of the cell along `face` (0..1) and, where interp2
+// averages it to the staggered point, at -1..0 along `stag`; off the point's column only.
+// Kernels call it with constant arguments, one call per input: an axis chosen from n
+// changed the planes traversal's generated code (its windows went to local memory).
+SQ_HD constexpr PlaneInput plane_velocity_2i5(Axis face, Axis stag) {
+    const int fx = face == Axis::x, fy = face == Axis::y, fz = face == Axis::z;
+    const int sx = stag == Axis::x, sy = stag == Axis::y, sz = stag == Axis::z;
+    return {-sx, fx, -sy, fy, -sz, fz, 0, -1};
+}
+
 // ---- scheme 2 ----
 
 template <typename T>
@@ -245,13 +263,12 @@ struct AdvecU2i5 {
         s.field(f.v, 0, 0);
         s.field(f.w, 0, 1);
     }
-    // The same inputs for the planes traversal: u's x-y neighbours at k, its column k-3..k+3;
-    // v at i-1..i, j..j+1; w at i-1..i, k..k+1.
+    // The same inputs for the planes traversal: u, then v and w at the faces of u's cell.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
-        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
-               : n == 1 ? PlaneInput{-1, 0, 0, 1, 0, 0, 0, -1}
-                        : PlaneInput{-1, 0, 0, 0, 0, 1, 0, -1};
+        return n == 0   ? plane_advected_2i5()
+               : n == 1 ? plane_velocity_2i5(Axis::y, Axis::x)
+                        : plane_velocity_2i5(Axis::z, Axis::x);
     }
     SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = u, a[1] = v, a[2] = w; }
     // The element store adds to, and store's sum with that element read ahead (old).
@@ -308,13 +325,12 @@ struct AdvecV2i5 {
         s.field(f.v, -3, 3);
         s.field(f.w, 0, 1);
     }
-    // The planes traversal's inputs (AdvecU2i5 mirrored): v's x-y neighbours at k, its
-    // column k-3..k+3; u at i..i+1, j-1..j; w at j-1..j, k..k+1.
+    // The planes traversal's inputs: v, then u and w at the faces of v's cell.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
-        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
-               : n == 1 ? PlaneInput{0, 1, -1, 0, 0, 0, 0, -1}
-                        : PlaneInput{0, 0, -1, 0, 0, 1, 0, -1};
+        return n == 0   ? plane_advected_2i5()
+               : n == 1 ? plane_velocity_2i5(Axis::x, Axis::y)
+                        : plane_velocity_2i5(Axis::z, Axis::y);
     }
     SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = v, a[1] = u, a[2] = w; }
     static constexpr int plane_outputs = 1;
@@ -370,13 +386,12 @@ struct AdvecW2i5 {
         s.field(f.v, -1, 0);
         s.field(f.w, -3, 3);
     }
-    // The planes traversal's inputs: w's x-y neighbours at k, its column k-3..k+3; u at
-    // i..i+1 and v at j..j+1, levels k-1..k.
+    // The planes traversal's inputs: w, then u and v at the faces of w's cell.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
-        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
-               : n == 1 ? PlaneInput{0, 1, 0, 0, -1, 0, 0, -1}
-                        : PlaneInput{0, 0, 0, 1, -1, 0, 0, -1};
+        return n == 0   ? plane_advected_2i5()
+               : n == 1 ? plane_velocity_2i5(Axis::x, Axis::z)
+                        : plane_velocity_2i5(Axis::y, Axis::z);
     }
     SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = w, a[1] = u, a[2] = v; }
     static constexpr int plane_outputs = 1;
@@ -430,13 +445,13 @@ struct AdvecS2i5 {
         s.field(f.v, 0, 0);
         s.field(f.w, 0, 1);
     }
-    // The planes traversal's inputs: s's x-y neighbours at k, its column k-3..k+3; u at
-    // i..i+1 and v at j..j+1, level k; w on the point's column at k..k+1 (a window).
+    // The planes traversal's inputs: s, then u and v at the faces of s's cell, and w only on
+    // the point's column at k..k+1 (a window).
     static constexpr int plane_inputs = 4;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
-        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
-               : n == 1 ? PlaneInput{0, 1, 0, 0, 0, 0, 0, -1}
-               : n == 2 ? PlaneInput{0, 0, 0, 1, 0, 0, 0, -1}
+        return n == 0   ? plane_advected_2i5()
+               : n == 1 ? plane_velocity_2i5(Axis::x, Axis::none)
+               : n == 2 ? plane_velocity_2i5(Axis::y, Axis::none)
                         : PlaneInput{0, 0, 0, 0, 0, 0, 0, 1};
     }
     SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const {

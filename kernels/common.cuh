@@ -28,11 +28,11 @@ struct Range3 {
 // constants, so both helpers below fold into the address arithmetic. A kernel builds them
 // where it indexes, never as members: its members are its parameters.
 //
-// The per-point code that the planes traversal runs (value_at, plane_output, plane_store)
-// writes the index out instead: PlanePtr splits each offset into (di, dj, dk) at compile
-// time only when the compiler matches the kernel's index with the march's own, and a call
-// in between changed the generated code (diff_uvw_smag's register window went to local
-// memory).
+// The per-point code that the planes traversal runs (value_at, plane_output, plane_store,
+// and store of the same kernels) writes the index out instead: PlanePtr splits each offset
+// into (di, dj, dk) at compile time only when the compiler matches the kernel's index with
+// the march's own, and a call in between changed the generated code (diff_uvw_smag's
+// register window went to local memory).
 SQ_HD int index3(int i, int j, int k, int jj, int kk) {
     return i + j * jj + k * kk;
 }
