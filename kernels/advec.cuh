@@ -95,6 +95,24 @@ SQ_HD T advec_z_2i5_w(const P& wp, int kk, int k, int kstart, int kend, const T*
     return advec_zdiv_w(f_bot, f_top, k, rho, rhoh, dzhi);
 }
 
+// ---- 2i5 inputs for the planes traversal (PlaneInput, common.cuh) ----
+// The advected variable: its 5th-order fluxes read 3 points to each side along x and y at
+// level k (planes), and levels k-3..k+3 on the point's own column (a register window).
+SQ_HD constexpr PlaneInput plane_advected_2i5() {
+    return {-3, 3, -3, 3, 0, 0, -3, 3};
+}
+enum class Axis { x, y, z, none };
+// An advecting velocity, the component along `face`, for a variable staggered along `stag`
+// (none: a scalar): read at both faces of the cell along `face` (0..1) and, where interp2
+// averages it to the staggered point, at -1..0 along `stag`; off the point's column only.
+// Kernels call it with constant arguments, one call per input: an axis chosen from n
+// changed the planes traversal's generated code (its windows went to local memory).
+SQ_HD constexpr PlaneInput plane_velocity_2i5(Axis face, Axis stag) {
+    const int fx = face == Axis::x, fy = face == Axis::y, fz = face == Axis::z;
+    const int sx = stag == Axis::x, sy = stag == Axis::y, sz = stag == Axis::z;
+    return {-sx, fx, -sy, fy, -sz, fz, 0, -1};
+}
+
 // ---- scheme 2 ----
 
 template <typename T>
@@ -114,7 +132,7 @@ struct AdvecU2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T* a = u + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - 1], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk - 1 + kk], w[ijk + kk]));
@@ -123,7 +141,7 @@ struct AdvecU2 {
                           dyi) +
                advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { ut[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { ut[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -144,7 +162,7 @@ struct AdvecV2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T* a = v + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - jj], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk - jj + kk], w[ijk + kk]));
@@ -153,7 +171,7 @@ struct AdvecV2 {
                advec_div2(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
                advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { vt[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { vt[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -175,7 +193,7 @@ struct AdvecW2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T* a = w + ijk;
         const T fz_bot = flux2(a, kk, interp2(w[ijk - kk], w[ijk]));
         const T fz_top = flux2(a + kk, kk, interp2(w[ijk], w[ijk + kk]));
@@ -185,7 +203,7 @@ struct AdvecW2 {
                           interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
                advec_zdiv_w(fz_bot, fz_top, k, rho, rhoh, dzhi);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { wt[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -206,7 +224,7 @@ struct AdvecS2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T* a = s + ijk;
         const T fz_bot = flux2(a, kk, w[ijk]);
         const T fz_top = flux2(a + kk, kk, w[ijk + kk]);
@@ -214,7 +232,7 @@ struct AdvecS2 {
                advec_div2(a, jj, v[ijk], v[ijk + jj], dyi) +
                advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { st[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { st[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -237,13 +255,12 @@ struct AdvecU2i5 {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
-    // The 3-D inputs for the planes traversal: u's x-y neighbours at k, its column k-3..k+3;
-    // v at i-1..i, j..j+1; w at i-1..i, k..k+1.
+    // The 3-D inputs for the planes traversal: u, then v and w at the faces of u's cell.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
-        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
-               : n == 1 ? PlaneInput{-1, 0, 0, 1, 0, 0, 0, -1}
-                        : PlaneInput{-1, 0, 0, 0, 0, 1, 0, -1};
+        return n == 0   ? plane_advected_2i5()
+               : n == 1 ? plane_velocity_2i5(Axis::y, Axis::x)
+                        : plane_velocity_2i5(Axis::z, Axis::x);
     }
     SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = u, a[1] = v, a[2] = w; }
     // The element store adds to, and store's sum with that element read ahead (old).
@@ -292,13 +309,12 @@ struct AdvecV2i5 {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
-    // The planes traversal's inputs (AdvecU2i5 mirrored): v's x-y neighbours at k, its
-    // column k-3..k+3; u at i..i+1, j-1..j; w at j-1..j, k..k+1.
+    // The planes traversal's inputs: v, then u and w at the faces of v's cell.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
-        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
-               : n == 1 ? PlaneInput{0, 1, -1, 0, 0, 0, 0, -1}
-                        : PlaneInput{0, 0, -1, 0, 0, 1, 0, -1};
+        return n == 0   ? plane_advected_2i5()
+               : n == 1 ? plane_velocity_2i5(Axis::x, Axis::y)
+                        : plane_velocity_2i5(Axis::z, Axis::y);
     }
     SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = v, a[1] = u, a[2] = w; }
     static constexpr int plane_outputs = 1;
@@ -346,13 +362,12 @@ struct AdvecW2i5 {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
-    // The planes traversal's inputs: w's x-y neighbours at k, its column k-3..k+3; u at
-    // i..i+1 and v at j..j+1, levels k-1..k.
+    // The planes traversal's inputs: w, then u and v at the faces of w's cell.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
-        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
-               : n == 1 ? PlaneInput{0, 1, 0, 0, -1, 0, 0, -1}
-                        : PlaneInput{0, 0, 0, 1, -1, 0, 0, -1};
+        return n == 0   ? plane_advected_2i5()
+               : n == 1 ? plane_velocity_2i5(Axis::x, Axis::z)
+                        : plane_velocity_2i5(Axis::y, Axis::z);
     }
     SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = w, a[1] = u, a[2] = v; }
     static constexpr int plane_outputs = 1;
@@ -397,13 +412,13 @@ struct AdvecS2i5 {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
     static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
-    // The planes traversal's inputs: s's x-y neighbours at k, its column k-3..k+3; u at
-    // i..i+1 and v at j..j+1, level k; w on the point's column at k..k+1 (a window).
+    // The planes traversal's inputs: s, then u and v at the faces of s's cell, and w only on
+    // the point's column at k..k+1 (a window).
     static constexpr int plane_inputs = 4;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
-        return n == 0   ? PlaneInput{-3, 3, -3, 3, 0, 0, -3, 3}
-               : n == 1 ? PlaneInput{0, 1, 0, 0, 0, 0, 0, -1}
-               : n == 2 ? PlaneInput{0, 0, 0, 1, 0, 0, 0, -1}
+        return n == 0   ? plane_advected_2i5()
+               : n == 1 ? plane_velocity_2i5(Axis::x, Axis::none)
+               : n == 2 ? plane_velocity_2i5(Axis::y, Axis::none)
                         : PlaneInput{0, 0, 0, 0, 0, 0, 0, 1};
     }
     SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const {

@@ -49,7 +49,7 @@ struct GhostTop {
     }
     static constexpr const char* name = "ghost_top";
     SQ_HD void operator()(int i, int j) const {
-        const int ijk = i + j * jj + (kend - 1) * kk;
+        const int ijk = index3(i, j, kend - 1, jj, kk);
         a[ijk + kk] = dirichlet ? T(2) * value - a[ijk] : a[ijk] + value * dzh_wall;
     }
 };

@@ -22,6 +22,36 @@ struct Range3 {
     int i0, i1, j0, j1, k0, k1;
 };
 
+// ---- the model's 3-D layout ----
+// Point (i, j, k) of a 3-D field is element i + j * jj + k * kk (rows of jj elements, levels
+// of kk). Kernels hold jj and kk as members; the GPU traversal sets them to compile-time
+// constants, so both helpers below fold into the address arithmetic. A kernel builds them
+// where it indexes, never as members: its members are its parameters.
+//
+// The per-point code that the planes traversal runs (value_at, plane_output, plane_store,
+// and store of the same kernels) writes the index out instead: PlanePtr splits each offset
+// into (di, dj, dk) at compile time only when the compiler matches the kernel's index with
+// the march's own, and a call in between changed the generated code (diff_uvw_smag's
+// register window went to local memory).
+SQ_HD int index3(int i, int j, int k, int jj, int kk) {
+    return i + j * jj + k * kk;
+}
+
+// A field with its strides, in the spirit of AMReX's Array4: f(i, j, k) is the element at
+// (i, j, k), for kernels that address one field at several points (the y halos).
+template <class P>
+struct View3 {
+    P p; // a pointer (or an accessor with p[n])
+    int jj, kk;
+    SQ_HD decltype(auto) operator()(int i, int j, int k) const {
+        return p[index3(i, j, k, jj, kk)];
+    }
+};
+template <class P>
+SQ_HD View3<P> view3(P p, int jj, int kk) {
+    return {p, jj, kk};
+}
+
 template <typename T>
 SQ_HD T interp2(T a, T b) {
     return T(0.5) * (a + b);

@@ -3,10 +3,11 @@
 // point, reduced by the backend. Sums are formed in double, as the CPU backend
 // accumulates, so float runs report the same diagnostics to float round-off of the fields.
 #include "common.cuh"
+#include "pressure.cuh"
 
 namespace sq {
 
-// |divergence| at the centre (density weighted, divided by rho), as Divergence.
+// |divergence| at the centre: Divergence's point value.
 template <typename T>
 struct AbsDivergence {
     static constexpr const char* name = "diag_abs_divergence";
@@ -23,11 +24,7 @@ struct AbsDivergence {
     }
 
     SQ_HD T operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        const T div = (rho[k] * ((u[ijk + 1] - u[ijk]) * dxi + (v[ijk + jj] - v[ijk]) * dyi) +
-                       (rhoh[k + 1] * w[ijk + kk] - rhoh[k] * w[ijk]) * dzi[k]) /
-                      rho[k];
-        return abs_(div);
+        return abs_(Divergence<T>{u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk}(i, j, k));
     }
 };
 
@@ -47,7 +44,7 @@ struct KineticEnergyDz {
     }
 
     SQ_HD double operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const double uc = interp2(u[ijk], u[ijk + 1]);
         const double vc = interp2(v[ijk], v[ijk + jj]);
         const double wc = interp2(w[ijk], w[ijk + kk]);
@@ -70,7 +67,7 @@ struct ValueDz {
     }
 
     SQ_HD double operator()(int i, int j, int k) const {
-        return double(a[i + j * jj + k * kk]) * dz[k];
+        return double(a[index3(i, j, k, jj, kk)]) * dz[k];
     }
 };
 

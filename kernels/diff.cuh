@@ -70,7 +70,7 @@ struct Strain2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T dzhb = dzhi[k], dzht = dzhi[k + 1];
         const T diag = sqr_((u[ijk + 1] - u[ijk]) * dxi) + sqr_((v[ijk + jj] - v[ijk]) * dyi) +
                        sqr_((w[ijk + kk] - w[ijk]) * dzi[k]);
@@ -82,7 +82,7 @@ struct Strain2 {
                      sqr_(shear_yz(ijk + kk, dzht)) + sqr_(shear_yz(ijk + jj + kk, dzht));
         return T(2) * (diag + T(0.125) * (xy + xz + yz)) + T(1e-9);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { strain2[i + j * jj + k * kk] = val; }
+    SQ_HD void store(int i, int j, int k, T val) const { strain2[index3(i, j, k, jj, kk)] = val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -112,7 +112,7 @@ struct EviscSmag {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T s2 = strain2[ijk];
         const T n2 =
             th ? g_over_thref * (th[ijk + kk] - th[ijk - kk]) / (z[k + 1] - z[k - 1]) : T(0);
@@ -122,7 +122,7 @@ struct EviscSmag {
         const T ri_pr = min_(n2 / (prandtl_t * s2), T(1) - T(1e-6));
         return l2 * sqrt_(s2) * sqrt_(T(1) - ri_pr);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { evisc[i + j * jj + k * kk] = val; }
+    SQ_HD void store(int i, int j, int k, T val) const { evisc[index3(i, j, k, jj, kk)] = val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -302,7 +302,7 @@ struct DiffCSmag {
                diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho,
                                 rhoh);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { st[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { st[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -345,10 +345,10 @@ struct DiffZc2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         return K * laplace_zc(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { at[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { at[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 struct DiffU2Name {
@@ -385,10 +385,10 @@ struct DiffW2 {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         return K * laplace_zh(a + ijk, jj, kk, k, dxi, dyi, dzi, dzhi, rho, rhoh);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { at[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { at[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -409,7 +409,7 @@ struct DnSmag {
     }
 
     SQ_HD T operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         return evisc[ijk] / min_(T(1), prandtl_t) * (dxi * dxi + dyi * dyi + dzi[k] * dzi[k]);
     }
 };

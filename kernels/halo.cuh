@@ -50,8 +50,9 @@ struct HaloWrapY {
         const int g = g0 + 1;
         const int src_s = jstart + (jmax - g % jmax) % jmax;
         const int src_n = jstart + (g - 1) % jmax;
-        a[i + (jstart - g) * jj + k * kk] = a[i + src_s * jj + k * kk];
-        a[i + (jend - 1 + g) * jj + k * kk] = a[i + src_n * jj + k * kk];
+        const View3<T*> f = view3(a, jj, kk);
+        f(i, jstart - g, k) = f(i, src_s, k);
+        f(i, jend - 1 + g, k) = f(i, src_n, k);
     }
 };
 
@@ -121,8 +122,9 @@ struct HaloPackY {
     }
     SQ_HD void operator()(int i, int j0, int k) const {
         const int c = i + icells * (j0 + jgc * k);
-        send_s[c] = a[i + (jstart + j0) * jj + k * kk];
-        send_n[c] = a[i + (jend - jgc + j0) * jj + k * kk];
+        const View3<const T*> f = view3(a, jj, kk);
+        send_s[c] = f(i, jstart + j0, k);
+        send_n[c] = f(i, jend - jgc + j0, k);
     }
 };
 
@@ -142,8 +144,9 @@ struct HaloUnpackY {
     }
     SQ_HD void operator()(int i, int j0, int k) const {
         const int c = i + icells * (j0 + jgc * k);
-        a[i + (jstart - jgc + j0) * jj + k * kk] = recv_s[c];
-        a[i + (jend + j0) * jj + k * kk] = recv_n[c];
+        const View3<T*> f = view3(a, jj, kk);
+        f(i, jstart - jgc + j0, k) = recv_s[c];
+        f(i, jend + j0, k) = recv_n[c];
     }
 };
 

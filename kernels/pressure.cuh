@@ -25,7 +25,7 @@ struct PresIn {
     }
 
     SQ_HD void operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         const T ux_e = ut[ijk + 1] + u[ijk + 1] * dtsi, ux_w = ut[ijk] + u[ijk] * dtsi;
         const T vy_n = vt[ijk + jj] + v[ijk + jj] * dtsi, vy_s = vt[ijk] + v[ijk] * dtsi;
         const T wz_t = wt[ijk + kk] + w[ijk + kk] * dtsi, wz_b = wt[ijk] + w[ijk] * dtsi;
@@ -60,7 +60,7 @@ struct PresOut {
     }
 
     SQ_HD void operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         ut[ijk] = ut_projected(ijk);
         vt[ijk] = vt_projected(ijk);
         if (k > kstart) wt[ijk] = wt_projected(ijk, k);
@@ -84,7 +84,7 @@ struct Divergence {
     }
 
     SQ_HD T operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         return (rho[k] * ((u[ijk + 1] - u[ijk]) * dxi + (v[ijk + jj] - v[ijk]) * dyi) +
                 (rhoh[k + 1] * w[ijk + kk] - rhoh[k] * w[ijk]) * dzi[k]) /
                rho[k];
@@ -107,7 +107,7 @@ struct Cfl {
     }
 
     SQ_HD T operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         return abs_(interp2(u[ijk], u[ijk + 1])) * dxi + abs_(interp2(v[ijk], v[ijk + jj])) * dyi +
                abs_(interp2(w[ijk], w[ijk + kk])) * dzi[k];
     }

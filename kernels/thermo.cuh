@@ -26,10 +26,10 @@ struct BuoyancyTh {
     SQ_HD T value(int i, int j, int k) const { return value_at(th, i, j, k); }
     template <class P>
     SQ_HD T value_at(const P& th, int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         return g_over_thref * (interp2<T>(th[ijk - kk], th[ijk]) - thref);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { wt[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
@@ -109,7 +109,7 @@ struct AdvecW2Buoy {
         const BuoyancyTh<T> buoyancy{wt, th, g_over_thref, thref, jj, kk};
         return advec.value(i, j, k) + buoyancy.value(i, j, k);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { wt[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 

@@ -28,7 +28,7 @@ struct RkUpdate {
     }
 
     SQ_HD void operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         rk_stage(a[ijk], at[ijk], at[ijk], b_dt, a_next);
     }
 };
@@ -61,7 +61,7 @@ struct PresOutRk {
 
     SQ_HD void operator()(int i, int j, int k) const {
         const PresOut<T> po = pres_out();
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         rk_stage(u[ijk], ut[ijk], po.ut_projected(ijk), b_dt, a_next);
         rk_stage(v[ijk], vt[ijk], po.vt_projected(ijk), b_dt, a_next);
         if (k > kstart) rk_stage(w[ijk], wt[ijk], po.wt_projected(ijk, k), b_dt, a_next);
@@ -86,7 +86,7 @@ struct Sponge {
     }
 
     SQ_HD void operator()(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
+        const int ijk = index3(i, j, k, jj, kk);
         at[ijk] -= coef[k] * (a[ijk] - aref[k]);
     }
 };
