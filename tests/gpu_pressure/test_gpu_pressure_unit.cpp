@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "model/core/device_exchange.h"
+#include "model/comm/device_exchange.h"
 #include "model/decomp.h"
 #include "model/pressure/pressure.h"
 #include "model/pressure/pressure_gpu.cuh"

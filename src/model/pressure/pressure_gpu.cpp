@@ -13,7 +13,7 @@
 #include <stdexcept>
 
 #include "embedded/pressure_gpu_sources.h"
-#include "model/core/device_exchange.h"
+#include "model/comm/device_exchange.h"
 #include "model/field.h"
 #include "model/pressure/pencil_solve.h"
 #include "model/pressure/pressure.h"
