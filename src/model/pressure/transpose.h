@@ -29,10 +29,6 @@ namespace squall {
 // a packed MPI buffer: every layout is affine in it.
 struct PencilMap {
     long base, q, a, b, c; // offset and the stride of each block coordinate
-
-    long at(int qi, int ai, int bi, int ci) const {
-        return base + q * qi + a * ai + b * bi + c * ci;
-    }
 };
 
 // One copy between two maps over nblocks blocks q_first, q_first+1, ... (skipping
