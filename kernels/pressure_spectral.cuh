@@ -5,10 +5,12 @@
 // - the packed FFT input of one rank: [k][j][i] over the interior, times `stride`
 //   (1: reals; 2: the real parts of interleaved (re, im) pairs when there is no transform);
 // - transform rows: n reals in half-complex order (FFTW's R2HC: re 0..n/2, then im) or
-//   n/2+1 interleaved complex values (cuFFT's R2C), rows j + nj*k;
-// - columns of the transformed field: value col + ncol*k of column col = i + j*jj, with
-//   NC components per value (2: (re, im) pairs, 1: half-complex reals). Each column is a
+//   n/2+1 interleaved complex values (cuFFT's R2C), nj rows per level of the pencil;
+// - columns of the transformed field: value col + ncol*k of column col, with NC
+//   components per value (2: (re, im) pairs, 1: half-complex reals). Each column is a
 //   tridiagonal system in k, solved by one thread (per-column kernels, operator()(i, j)).
+// Rows and columns are traversed flat (all values of a level, all columns) so that every
+// warp is full whatever the row length.
 // Complex values are interleaved pairs of T, so every struct holds only pointers,
 // scalars and ints. declare() is SQ_HD only because NVRTC refuses unannotated functions
 // (the reductions' final pass compiles without -default-device); the host alone runs it.
@@ -114,8 +116,9 @@ struct PressureUnpack {
     }
 };
 
-// One rank: the complex columns of the 2-D transform, (re, im) pairs. Range {0, n/2+1,
-// 0, rows} of the transform's output (n the fast transform length); jj = n/2+1, kk = ncol.
+// One rank: the complex columns of the 2-D transform, (re, im) pairs; column cf + ncf*cs
+// of transform row cs holds value cf. Range {0, ncol, 0, 1}: one thread per column,
+// neighbouring threads on neighbouring columns.
 template <typename T>
 struct PressureThomas {
     static constexpr const char* name = "pressure_thomas";
@@ -125,22 +128,22 @@ struct PressureThomas {
     const T* SQ_RESTRICT coef;
     T top_mean;
     int ktot;
-    int jj, kk; // columns per row and per level
+    int ncol; // columns per level
 
-    SQ_HD void operator()(int i, int j) const {
-        pressure_thomas_column<2>(i + long(j) * jj, kk, ktot, x, gam, bmat, coef, top_mean);
+    SQ_HD void operator()(int col, int) const {
+        pressure_thomas_column<2>(col, ncol, ktot, x, gam, bmat, coef, top_mean);
     }
 
     template <class D>
     SQ_HD void declare(D& d) const {
         d.buffer(SQ_ARG(x), Use::inout).buffer(SQ_ARG(gam), Use::out);
         d.buffer(SQ_ARG(bmat)).buffer(SQ_ARG(coef));
-        d.scalar(SQ_ARG(top_mean)).scalar(SQ_ARG(ktot)).scalar(SQ_ARG(jj)).scalar(SQ_ARG(kk));
+        d.scalar(SQ_ARG(top_mean)).scalar(SQ_ARG(ktot)).scalar(SQ_ARG(ncol));
     }
 };
 
-// Pencils: the real half-complex columns of the z-pencil. Range {0, iblk, 0, jblk};
-// jj = iblk, kk = iblk * jblk.
+// Pencils: the real half-complex columns of the z-pencil, il + iblk*jl. Range {0, ncol,
+// 0, 1}.
 template <typename T>
 struct PressureThomasReal {
     static constexpr const char* name = "pressure_thomas_real";
@@ -150,17 +153,17 @@ struct PressureThomasReal {
     const T* SQ_RESTRICT coef;
     T top_mean;
     int ktot;
-    int jj, kk;
+    int ncol;
 
-    SQ_HD void operator()(int i, int j) const {
-        pressure_thomas_column<1>(i + long(j) * jj, kk, ktot, x, gam, bmat, coef, top_mean);
+    SQ_HD void operator()(int col, int) const {
+        pressure_thomas_column<1>(col, ncol, ktot, x, gam, bmat, coef, top_mean);
     }
 
     template <class D>
     SQ_HD void declare(D& d) const {
         d.buffer(SQ_ARG(x), Use::inout).buffer(SQ_ARG(gam), Use::out);
         d.buffer(SQ_ARG(bmat)).buffer(SQ_ARG(coef));
-        d.scalar(SQ_ARG(top_mean)).scalar(SQ_ARG(ktot)).scalar(SQ_ARG(jj)).scalar(SQ_ARG(kk));
+        d.scalar(SQ_ARG(top_mean)).scalar(SQ_ARG(ktot)).scalar(SQ_ARG(ncol));
     }
 };
 
@@ -209,7 +212,8 @@ struct PressurePencilCopy {
 
 // Pencils: transform rows from cuFFT's R2C output to half-complex order, so that every
 // entry is an independent real column of the solve: hc[m] = Re X_m for m <= n/2,
-// hc[n-m] = Im X_m for 0 < m < n-m. Range {0, n, 0, nj, 0, nk}: entry m of row j + nj*k.
+// hc[n-m] = Im X_m for 0 < m < n-m. Range {0, n*nj, 0, 1, 0, levels}: entry p % n of row
+// p / n of level k.
 template <typename T>
 struct PressureHcFromComplex {
     static constexpr const char* name = "pressure_hc_from_complex";
@@ -217,8 +221,9 @@ struct PressureHcFromComplex {
     const T* SQ_RESTRICT cplx;
     int n, nj;
 
-    SQ_HD void operator()(int m, int j, int k) const {
-        const long row = j + long(nj) * k;
+    SQ_HD void operator()(int p, int, int k) const {
+        const int m = p % n;
+        const long row = p / n + long(nj) * k;
         const T* x = cplx + 2 * long(n / 2 + 1) * row;
         hc[long(n) * row + m] = m <= n / 2 ? x[2 * m] : x[2 * (n - m) + 1];
     }
@@ -232,7 +237,7 @@ struct PressureHcFromComplex {
 
 // The inverse, before the C2R transform: complex value m (0 <= m <= n/2) of each row; the
 // imaginary parts a real signal cannot have (m = 0 and, for even n, m = n/2) are zero.
-// Range {0, n/2+1, 0, nj, 0, nk}.
+// Range {0, (n/2+1)*nj, 0, 1, 0, levels}: value p % (n/2+1) of row p / (n/2+1).
 template <typename T>
 struct PressureComplexFromHc {
     static constexpr const char* name = "pressure_complex_from_hc";
@@ -240,10 +245,11 @@ struct PressureComplexFromHc {
     const T* SQ_RESTRICT hc;
     int n, nj;
 
-    SQ_HD void operator()(int m, int j, int k) const {
-        const long row = j + long(nj) * k;
+    SQ_HD void operator()(int p, int, int k) const {
+        const int half = n / 2 + 1, m = p % half;
+        const long row = p / half + long(nj) * k;
         const T* h = hc + long(n) * row;
-        T* x = cplx + 2 * (long(n / 2 + 1) * row + m);
+        T* x = cplx + 2 * (long(half) * row + m);
         x[0] = h[m];
         x[1] = m > 0 && n - m > m ? h[n - m] : T(0);
     }

@@ -146,8 +146,8 @@ void add_jobs(std::vector<Job>& jobs, std::mt19937_64& rng) {
     const Grid<T> grid = Grid<T>::make(cfg, 1, 1, 0, 0);
     const GridDims& d = grid.d;
     const sq::Range3 in{d.istart, d.iend, d.jstart, d.jend, d.kstart, d.kend};
-    const sq::Range3 cols{0, 21, 0, 24, 0, 1}, zcols{0, 40, 0, 24, 0, 1};
-    const sq::Range3 rows{0, 40, 0, 24, 0, 16}, half_rows{0, 21, 0, 24, 0, 16};
+    const sq::Range3 cols{0, 21 * 24, 0, 1, 0, 1}, zcols{0, 40 * 24, 0, 1, 0, 1};
+    const sq::Range3 rows{0, 40 * 24, 0, 1, 0, 16}, half_rows{0, 21 * 24, 0, 1, 0, 16};
     const sq::Range3 copy{0, 40, 0, 24, 0, 16}, mirror{d.istart, d.iend, d.jstart, d.jend, 0, 1};
     auto add = [&](const rt::KernelDef& def, const sq::Range3& r) {
         const rt::ProblemSize p = gpu::problem_of(r);
@@ -163,13 +163,13 @@ void add_jobs(std::vector<Job>& jobs, std::mt19937_64& rng) {
     add(gpu::def_for(in, sq::PressureUnpack<T>{nullptr, nullptr, d.istart, d.jstart, d.kstart,
                                                d.imax, d.jmax, 1, d.jj, d.kk}),
         in);
-    add(gpu::def_for(
-            cols, sq::PressureThomas<T>{nullptr, nullptr, nullptr, nullptr, T(-2), 16, 21, 21 * 24},
-            Form::traverse2d),
+    add(gpu::def_for(cols,
+                     sq::PressureThomas<T>{nullptr, nullptr, nullptr, nullptr, T(-2), 16, 21 * 24},
+                     Form::traverse2d),
         cols);
     add(gpu::def_for(
             zcols,
-            sq::PressureThomasReal<T>{nullptr, nullptr, nullptr, nullptr, T(-2), 16, 40, 40 * 24},
+            sq::PressureThomasReal<T>{nullptr, nullptr, nullptr, nullptr, T(-2), 16, 40 * 24},
             Form::traverse2d),
         zcols);
     add(gpu::def_for(copy, sq::PressurePencilCopy<T>{nullptr, nullptr, 0, 0, 1, 40, 960, 0, 0, 24,
@@ -359,7 +359,7 @@ TEST(GpuPressureLayout, WavenumbersAndMeanMode) {
     EXPECT_NEAR(lay.bmat[3 + 4 * 2], expect, 1e-12 * std::abs(expect));
     // Uniform grid: the mean-mode top term is -2 c at the top level.
     EXPECT_NEAR(lay.top_mean, -2.0, 1e-12);
-    // The Thomas kernel covers the columns as (n, m) with n fastest.
+    // The Thomas kernel's columns are (n, m) with n fastest: 4 x 4 of them.
     const SpectralSteps<double> s = lay.steps(grid.d, nullptr, nullptr);
     EXPECT_EQ(s.ncf, 4);
     EXPECT_EQ(s.nslow, 4);

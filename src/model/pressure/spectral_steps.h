@@ -30,8 +30,9 @@ struct SpectralSteps {
     }
     // cplx: interleaved (re, im); gam: ncf * nslow * ktot values of scratch.
     void thomas(T* cplx, T* gam) const {
-        launch_2d({0, ncf, 0, nslow, 0, 1},
-                  sq::PressureThomas<T>{cplx, gam, bmat, coef, top_mean, d.ktot, ncf, ncf * nslow});
+        const int ncol = ncf * nslow;
+        launch_2d({0, ncol, 0, 1, 0, 1},
+                  sq::PressureThomas<T>{cplx, gam, bmat, coef, top_mean, d.ktot, ncol});
     }
     void unpack(const T* packed, T* field) const {
         launch(interior(), sq::PressureUnpack<T>{field, packed, d.istart, d.jstart, d.kstart,
@@ -56,19 +57,18 @@ struct PencilSteps {
     int rows_per_level(int axis) const { return axis == 0 ? lay->jmax : lay->iblk; }
     void hc_from_complex(int axis, const T* cplx, T* real) const {
         const int n = lay->transform_length(axis), nj = rows_per_level(axis);
-        launch({0, n, 0, nj, 0, lay->kblk}, sq::PressureHcFromComplex<T>{real, cplx, n, nj});
+        launch({0, n * nj, 0, 1, 0, lay->kblk}, sq::PressureHcFromComplex<T>{real, cplx, n, nj});
     }
     void complex_from_hc(int axis, const T* real, T* cplx) const {
         const int n = lay->transform_length(axis), nj = rows_per_level(axis);
-        launch({0, n / 2 + 1, 0, nj, 0, lay->kblk},
+        launch({0, (n / 2 + 1) * nj, 0, 1, 0, lay->kblk},
                sq::PressureComplexFromHc<T>{cplx, real, n, nj});
     }
     // The real half-complex columns of the z-pencil (il + iblk*jl); gam: nlocal scratch.
     void thomas(T* x, T* gam) const {
-        const int iblk = lay->iblk;
-        launch_2d({0, iblk, 0, lay->jblk, 0, 1},
-                  sq::PressureThomasReal<T>{x, gam, bmat, coef, top_mean, lay->ktot, iblk,
-                                            int(lay->ncol)});
+        const int ncol = int(lay->ncol);
+        launch_2d({0, ncol, 0, 1, 0, 1},
+                  sq::PressureThomasReal<T>{x, gam, bmat, coef, top_mean, lay->ktot, ncol});
     }
     void mirror_bottom(T* field) const {
         launch_2d({d.istart, d.iend, d.jstart, d.jend, 0, 1},
