@@ -282,9 +282,8 @@ struct PressureMirrorBottom {
     }
 };
 
-// By form: per point (launch) and per column (launch_2d).
-using PressureSpectral3d = KernelList<PressurePack, PressureUnpack, PressurePencilCopy,
-                                      PressureHcFromComplex, PressureComplexFromHc>;
-using PressureSpectral2d = KernelList<PressureThomas, PressureThomasReal, PressureMirrorBottom>;
+using PressureSpectralKernels =
+    KernelList<PressurePack, PressureUnpack, PressureThomas, PressureThomasReal, PressurePencilCopy,
+               PressureHcFromComplex, PressureComplexFromHc, PressureMirrorBottom>;
 
 } // namespace sq

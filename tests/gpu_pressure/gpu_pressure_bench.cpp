@@ -116,22 +116,22 @@ bool same_on_all_ranks(const std::vector<int>& v) {
 }
 
 // The tunable space of each of the solver's kernels by tuning key (the same for every
-// range of a kernel), from the GPU backend's definitions.
+// range of a kernel), from the GPU backend's definitions; per-column kernels are those
+// with operator()(i, j).
 template <template <class> class K, class T>
-void add_space(std::map<std::string, rt::ConfigSpace>& out, gpu::Form form) {
+void add_space(std::map<std::string, rt::ConfigSpace>& out) {
     const K<T> f{};
+    const gpu::Form form = requires {
+        f(0, 0);
+    }
+    ? gpu::Form::traverse2d : gpu::Form::traverse3d;
     const rt::KernelDef d = gpu::def_for(sq::Range3{0, 1, 0, 1, 0, 1}, f, form);
     out.emplace(d.key(), d.space());
 }
 template <class T, template <class> class... K>
-void add_spaces(std::map<std::string, rt::ConfigSpace>& out, sq::KernelList<K...>, gpu::Form f) {
-    (add_space<K, T>(out, f), ...);
-}
-template <class T>
-std::map<std::string, rt::ConfigSpace> pressure_spaces() {
+std::map<std::string, rt::ConfigSpace> pressure_spaces(sq::KernelList<K...>) {
     std::map<std::string, rt::ConfigSpace> out;
-    add_spaces<T>(out, sq::PressureSpectral3d{}, gpu::Form::traverse3d);
-    add_spaces<T>(out, sq::PressureSpectral2d{}, gpu::Form::traverse2d);
+    (add_space<K, T>(out), ...);
     return out;
 }
 
@@ -150,7 +150,8 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
     Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, 1, nprocs);
     const Grid<T> grid = unit_grid<T>(nx, ny, nz, decomp, nprocs);
     const std::string prec = sizeof(T) == 8 ? "double" : "float";
-    const std::map<std::string, rt::ConfigSpace> spaces = pressure_spaces<T>();
+    const std::map<std::string, rt::ConfigSpace> spaces =
+        pressure_spaces<T>(sq::PressureSpectralKernels{});
     struct Tuned {
         std::string key;
         const rt::ConfigSpace* space;
