@@ -5,7 +5,9 @@
 // With P ranks the domain is split 1 x P (pencil solve, one GPU per rank on a node); each
 // solve starts after a barrier and its time is the slowest rank's.
 // --tune searches the solve's kernels (one rank: pack, thomas, unpack; several ranks, 1 x P:
-// the pencil kernels) and appends the best configuration of each to DIR as wisdom (tune()).
+// the pencil kernels) and appends the best configuration of each to DIR as wisdom (tune());
+// --samples N (default 48): the configurations tried per kernel, sampled from the GPU
+// backend's space (the same on every rank), besides the default.
 // Repeated solves reuse the previous solution as the right-hand side; on a unit cube its
 // magnitude shrinks slowly, so nothing overflows and the work per solve is unchanged.
 #include <mpi.h>
@@ -18,12 +20,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
+#include "backends/cuda/gpu_launch.h"
 #include "bench/bench_sizes.h"
 #include "model/decomp.h"
 #include "model/pressure/pressure_gpu.h"
@@ -40,10 +45,10 @@ Grid<T> unit_grid(int nx, int ny, int nz, const Decomposition& decomp, int nproc
     return Grid<T>::make(cfg, 1, nprocs, decomp.px, decomp.py);
 }
 
-// Times `repeats` solves (after 3 warm-up solves) of a fixed non-zero right-hand side.
+// Times `repeats` solves (after 3 warm-up solves, which also compile the kernels) of a
+// fixed non-zero right-hand side, on the active GPU backend.
 template <typename T>
-std::vector<float> time_solves(rt::Runtime& runtime, const Grid<T>& grid,
-                               const Decomposition& decomp, int repeats) {
+std::vector<float> time_solves(const Grid<T>& grid, const Decomposition& decomp, int repeats) {
     const GridDims& d = grid.d;
     std::vector<T> host(std::size_t(d.ncells));
     for (std::size_t m = 0; m < host.size(); ++m)
@@ -51,7 +56,7 @@ std::vector<float> time_solves(rt::Runtime& runtime, const Grid<T>& grid,
     rt::DeviceBuffer dev(sizeof(T) * host.size());
     dev.upload(host.data());
     std::vector<float> ms;
-    PressureSolverGpu<T> solver(grid, decomp, runtime);
+    PressureSolverGpu<T> solver(grid, decomp);
     T* p = reinterpret_cast<T*>(dev.get());
     const rt::Driver& drv = rt::Driver::get();
     void* start = drv.event_create();
@@ -79,10 +84,10 @@ double median(std::vector<float> v) {
 }
 
 template <typename T>
-nlohmann::json bench(rt::Runtime& runtime, int n, int repeats, int nprocs, int rank) {
+nlohmann::json bench(int n, int repeats, int nprocs, int rank) {
     Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, 1, nprocs);
     const std::vector<float> ms =
-        time_solves(runtime, unit_grid<T>(n, n, n, decomp, nprocs), decomp, repeats);
+        time_solves(unit_grid<T>(n, n, n, decomp, nprocs), decomp, repeats);
     decomp.free();
     std::vector<float> sorted = ms;
     std::sort(sorted.begin(), sorted.end());
@@ -110,45 +115,68 @@ bool same_on_all_ranks(const std::vector<int>& v) {
     return lo == hi;
 }
 
+// The tunable space of each of the solver's kernels by tuning key (the same for every
+// range of a kernel), from the GPU backend's definitions; per-column kernels are those
+// with operator()(i, j).
+template <template <class> class K, class T>
+void add_space(std::map<std::string, rt::ConfigSpace>& out) {
+    const K<T> f{};
+    const gpu::Form form = requires {
+        f(0, 0);
+    }
+    ? gpu::Form::traverse2d : gpu::Form::traverse3d;
+    const rt::KernelDef d = gpu::def_for(sq::Range3{0, 1, 0, 1, 0, 1}, f, form);
+    out.emplace(d.key(), d.space());
+}
+template <class T, template <class> class... K>
+std::map<std::string, rt::ConfigSpace> pressure_spaces(sq::KernelList<K...>) {
+    std::map<std::string, rt::ConfigSpace> out;
+    (add_space<K, T>(out), ...);
+    return out;
+}
+
 // Searches the solve's own kernels in context: the whole solve is timed (median of 15,
-// slowest rank) with every configuration of one kernel while the others keep the best found
-// so far, one kernel after the other. Which kernels the solve uses, and at which problem
-// sizes, a first solve tells (one rank: pack, thomas, unpack; several: the pencil kernels,
-// the copies at one size per transpose). Each candidate runs in a fresh Runtime whose user
-// wisdom directory holds one record per instance (a user record for the exact size wins over
-// the project's), so the solver itself picks the configurations up. All ranks take the same
-// decisions (the times are reduced); rank 0 appends one record per kernel and size to DIR.
+// slowest rank) with sampled configurations of one kernel while the others keep the best
+// found so far, one kernel after the other. Which kernels the solve uses, and at which
+// problem sizes, a first solve tells (one rank: pack, thomas, unpack; several: the pencil
+// kernels, the copies at one size per transpose). Each candidate runs on a fresh backend
+// whose user wisdom directory holds one record per instance (a user record for the exact
+// size wins over the project's), so the solver itself picks the configurations up. All
+// ranks take the same decisions (the times are reduced, the samples seeded alike); rank 0
+// appends one record per kernel and size to DIR.
 template <typename T>
 void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, int ny, int nz,
-          const std::string& out_dir, int nprocs, int rank) {
+          const std::string& out_dir, int samples, int nprocs, int rank) {
     Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, 1, nprocs);
     const Grid<T> grid = unit_grid<T>(nx, ny, nz, decomp, nprocs);
     const std::string prec = sizeof(T) == 8 ? "double" : "float";
-    const std::vector<rt::KernelDef> defs = pressure_gpu_kernel_defs(prec);
+    const std::map<std::string, rt::ConfigSpace> spaces =
+        pressure_spaces<T>(sq::PressureSpectralKernels{});
     struct Tuned {
-        size_t def;
+        std::string key;
+        const rt::ConfigSpace* space;
         std::vector<rt::ProblemSize> problems; // this rank's instances
         rt::Config config;
     };
     std::vector<Tuned> tuned;
-    {
-        rt::Runtime runtime(base);
-        time_solves(runtime, grid, decomp, 1);
-        for (const rt::Runtime::Loaded& l : runtime.loaded_instances())
-            for (size_t d = 0; d < defs.size(); ++d) {
-                if (defs[d].key() != l.key) continue;
-                auto it = std::find_if(tuned.begin(), tuned.end(),
-                                       [&](const Tuned& t) { return t.def == d; });
-                if (it == tuned.end())
-                    it = tuned.insert(tuned.end(), {d, {}, defs[d].space().default_config()});
-                it->problems.push_back(l.problem);
-            }
+    gpu::activate(base);
+    time_solves(grid, decomp, 1);
+    for (const rt::Runtime::Loaded& l : gpu::backend().runtime().loaded_instances()) {
+        auto sp = spaces.find(l.key);
+        if (sp == spaces.end()) continue;
+        auto it = std::find_if(tuned.begin(), tuned.end(),
+                               [&](const Tuned& t) { return t.key == l.key; });
+        if (it == tuned.end())
+            it = tuned.insert(tuned.end(), {l.key, &sp->second, {}, sp->second.default_config()});
+        it->problems.push_back(l.problem);
     }
     // The same kernels, in the same order, on every rank (else the loops below would differ).
-    std::vector<int> used(defs.size(), 0);
-    for (const Tuned& t : tuned) used[t.def] = 1;
+    std::vector<int> used;
+    for (const auto& [key, space] : spaces)
+        used.push_back(
+            std::any_of(tuned.begin(), tuned.end(), [&](const Tuned& t) { return t.key == key; }));
     if (!same_on_all_ranks(used)) throw std::runtime_error("ranks use different pressure kernels");
-    std::sort(tuned.begin(), tuned.end(), [](auto& a, auto& b) { return a.def < b.def; });
+    std::sort(tuned.begin(), tuned.end(), [](auto& a, auto& b) { return a.key < b.key; });
 
     const std::string tmp = (std::filesystem::temp_directory_path() /
                              ("squall_pressure_tune_" + std::to_string(getpid())))
@@ -157,31 +185,34 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
         std::filesystem::remove_all(tmp);
         rt::RuntimeOptions o = base;
         o.wisdom_dirs = {tmp};
-        rt::Runtime runtime(o);
         for (const Tuned& t : tuned)
             for (const rt::ProblemSize& p : t.problems)
-                rt::append_wisdom(
-                    tmp, defs[t.def].key(), defs[t.def].space(),
-                    {p, t.config, 0, 0, rt::current_provenance(runtime.device()), ""});
-        return median(time_solves(runtime, grid, decomp, 15));
+                rt::append_wisdom(tmp, t.key, *t.space,
+                                  {p, t.config, 0, 0, rt::current_provenance(device), ""});
+        gpu::activate(o);
+        return median(time_solves(grid, decomp, 15));
     };
     const double t_default = solve_ms();
     double t_best = t_default;
+    std::mt19937_64 rng(1234);
     for (Tuned& t : tuned) {
-        const rt::KernelDef& d = defs[t.def];
-        const std::vector<rt::Config> configs = d.space().enumerate(t.problems.front(), device);
+        const rt::ConfigSpace& space = *t.space;
         // The same candidates on every rank, each valid at all of the kernel's sizes there.
+        std::vector<rt::Config> configs;
         std::string listed;
-        int valid = 1;
-        for (const rt::Config& c : configs) {
-            for (const rt::ProblemSize& p : t.problems) valid &= d.space().is_valid(c, p, device);
-            listed += d.space().format(c) + ";";
+        for (int n = 0; n < samples; ++n) {
+            const auto c = space.sample(rng, t.problems.front(), device);
+            if (!c) break;
+            bool valid = true;
+            for (const rt::ProblemSize& p : t.problems) valid &= space.is_valid(*c, p, device);
+            if (!valid) continue;
+            configs.push_back(*c);
+            listed += space.format(*c) + ";";
         }
         const std::vector<int> digest{int(configs.size()),
-                                      int(std::hash<std::string>{}(listed)&0x7fffffff), valid};
-        if (!same_on_all_ranks(digest) || !valid)
-            throw std::runtime_error(d.key() + ": the ranks' candidate lists differ, or a "
-                                               "candidate is not valid at every size");
+                                      int(std::hash<std::string>{}(listed)&0x7fffffff)};
+        if (!same_on_all_ranks(digest))
+            throw std::runtime_error(t.key + ": the ranks' candidate lists differ");
         const rt::Config keep = t.config;
         rt::Config best = keep;
         for (const rt::Config& c : configs) {
@@ -195,16 +226,17 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
             std::printf(
                 "pressure tune %dx%dx%d %d rank(s) %-6s %-32s solve %8.3f ms (defaults %8.3f "
                 "ms)  [%s]\n",
-                nx, ny, nz, nprocs, prec.c_str(), d.key().c_str(), t_best, t_default,
-                d.space().format(best).c_str());
+                nx, ny, nz, nprocs, prec.c_str(), t.key.c_str(), t_best, t_default,
+                space.format(best).c_str());
         std::fflush(stdout);
     }
     std::filesystem::remove_all(tmp);
+    gpu::activate(base);
     // Rank 0 writes one record per kernel and problem size over all ranks.
     std::vector<long long> mine;
-    for (const Tuned& t : tuned)
-        for (const rt::ProblemSize& p : t.problems)
-            mine.insert(mine.end(), {(long long)t.def, p.extent[0], p.extent[1], p.extent[2]});
+    for (size_t n = 0; n < tuned.size(); ++n)
+        for (const rt::ProblemSize& p : tuned[n].problems)
+            mine.insert(mine.end(), {(long long)n, p.extent[0], p.extent[1], p.extent[2]});
     int len = int(mine.size());
     std::vector<int> lens(static_cast<size_t>(nprocs)), offs(lens);
     MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -216,9 +248,8 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
     std::set<std::array<long long, 4>> written;
     for (size_t m = 0; m + 3 < all.size(); m += 4) {
         if (!written.insert({all[m], all[m + 1], all[m + 2], all[m + 3]}).second) continue;
-        const Tuned& t = *std::find_if(tuned.begin(), tuned.end(),
-                                       [&](const Tuned& x) { return (long long)x.def == all[m]; });
-        rt::append_wisdom(out_dir, defs[t.def].key(), defs[t.def].space(),
+        const Tuned& t = tuned[size_t(all[m])];
+        rt::append_wisdom(out_dir, t.key, *t.space,
                           {rt::ProblemSize(all[m + 1], all[m + 2], all[m + 3]), t.config,
                            t_best * 1e-3, t_default * 1e-3, rt::current_provenance(device), ""});
     }
@@ -234,6 +265,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     bool quick = false;
     std::string json_path, tune_dir, size_list = "512,256";
+    int samples = 48;
     for (int a = 1; a < argc; ++a) {
         const bool more = a + 1 < argc;
         if (!std::strcmp(argv[a], "--quick"))
@@ -244,6 +276,8 @@ int main(int argc, char** argv) {
             tune_dir = argv[++a];
         else if (!std::strcmp(argv[a], "--sizes") && more)
             size_list = argv[++a];
+        else if (!std::strcmp(argv[a], "--samples") && more)
+            samples = std::atoi(argv[++a]);
         else {
             if (rank == 0) std::fprintf(stderr, "gpu_pressure_bench: bad argument '%s'\n", argv[a]);
             MPI_Finalize();
@@ -261,32 +295,35 @@ int main(int argc, char** argv) {
         rt::RuntimeOptions opt;
         const int count = rt::Driver::get().available() ? rt::Driver::get().device_count() : 0;
         opt.device = count > 0 ? local % count : 0;
-        rt::Runtime runtime(opt);
-        if (!runtime.has_device()) {
-            std::fprintf(stderr, "gpu_pressure_bench: %s\n", runtime.no_device_reason().c_str());
+        rt::DeviceInfo device;
+        try {
+            device = gpu::activate(opt).runtime().device();
+        } catch (const rt::NoDeviceError& e) {
+            std::fprintf(stderr, "gpu_pressure_bench: %s\n", e.what());
             MPI_Finalize();
             return 1;
         }
         nlohmann::json out = {{"benchmark", "gpu_pressure"},
-                              {"device", runtime.device().name},
+                              {"device", device.name},
                               {"results", nlohmann::json::array()}};
         const std::vector<int> sizes =
             quick ? std::vector<int>{128, 256} : std::vector<int>{256, 512};
         try {
             if (!tune_dir.empty())
                 for (const auto& n : squall::test::parse_grid_sizes(size_list)) {
-                    tune<float>(opt, runtime.device(), n[0], n[1], n[2], tune_dir, nprocs, rank);
-                    tune<double>(opt, runtime.device(), n[0], n[1], n[2], tune_dir, nprocs, rank);
+                    tune<float>(opt, device, n[0], n[1], n[2], tune_dir, samples, nprocs, rank);
+                    tune<double>(opt, device, n[0], n[1], n[2], tune_dir, samples, nprocs, rank);
                 }
             for (int n : tune_dir.empty() ? sizes : std::vector<int>{}) {
-                out["results"].push_back(bench<float>(runtime, n, 20, nprocs, rank));
-                out["results"].push_back(bench<double>(runtime, n, 20, nprocs, rank));
+                out["results"].push_back(bench<float>(n, 20, nprocs, rank));
+                out["results"].push_back(bench<double>(n, 20, nprocs, rank));
             }
         } catch (const std::exception& e) {
             std::fprintf(stderr, "gpu_pressure_bench: %s\n", e.what());
             rc = 1;
         }
         if (!json_path.empty() && rank == 0) std::ofstream(json_path) << out.dump(1) << "\n";
+        gpu::deactivate();
     }
     MPI_Finalize();
     return rc;

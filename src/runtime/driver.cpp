@@ -37,6 +37,7 @@ namespace squall::rt {
     X(cuFuncSetAttribute) \
     X(cuFuncGetAttribute) \
     X(cuLaunchKernel) \
+    X(cuMemGetInfo) \
     X(cuMemAlloc) \
     X(cuMemFree) \
     X(cuMemAllocHost) \
@@ -201,6 +202,13 @@ int Driver::function_attribute_registers(void* function) const {
                                      static_cast<CUfunction>(function)),
           "cuFuncGetAttribute");
     return v;
+}
+
+MemoryInfo Driver::memory_info() const {
+    make_current();
+    MemoryInfo m;
+    check(api_->p_cuMemGetInfo(&m.free, &m.total), "cuMemGetInfo");
+    return m;
 }
 
 DevicePtr Driver::alloc(size_t bytes) const {
@@ -374,6 +382,9 @@ void Driver::set_preferred_carveout(void*, int) const {
     require();
 }
 int Driver::function_attribute_registers(void*) const {
+    throw NoDeviceError(error_);
+}
+MemoryInfo Driver::memory_info() const {
     throw NoDeviceError(error_);
 }
 DevicePtr Driver::alloc(size_t) const {

@@ -39,6 +39,11 @@ struct IpcHandle {
 };
 using StreamHandle = void*; // CUstream; nullptr is the legacy default stream
 
+// Device memory of the opened device, in bytes.
+struct MemoryInfo {
+    size_t free = 0, total = 0;
+};
+
 // Same ABI as cuLaunchKernel (handles are pointers, CUresult is an int-sized enum).
 using LaunchFn = int (*)(void* function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                          unsigned by, unsigned bz, unsigned shared_mem, void* stream, void** params,
@@ -73,6 +78,8 @@ public:
     void set_preferred_carveout(void* function, int percent) const;
     int function_attribute_registers(void* function) const;
 
+    // Free and total memory of the opened device (cuMemGetInfo).
+    MemoryInfo memory_info() const;
     DevicePtr alloc(size_t bytes) const;
     void free(DevicePtr p) const;
     // Page-locked host memory: copies to and from it run at full bus speed.

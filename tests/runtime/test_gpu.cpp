@@ -70,6 +70,9 @@ TEST(Gpu, DeviceIsPresent) {
     SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
     EXPECT_EQ(rt.arch(), rt.device().arch());
     EXPECT_GT(rt.device().multiprocessor_count, 0);
+    const MemoryInfo m = Driver::get().memory_info();
+    EXPECT_GT(m.free, 0u);
+    EXPECT_LE(m.free, m.total);
 }
 
 TEST(Gpu, SaxpyAcrossSampledConfigurations) {

@@ -261,6 +261,7 @@ TEST(Driver, MissingGpuIsReportedNotFatal) {
 #endif
     EXPECT_THROW(d.require(), NoDeviceError);
     EXPECT_THROW(d.alloc(16), NoDeviceError);
+    EXPECT_THROW(d.memory_info(), NoDeviceError);
     Runtime rt;
     EXPECT_FALSE(rt.has_device());
     EXPECT_EQ(rt.no_device_reason(), d.error());

@@ -136,6 +136,11 @@ Backend& activate(rt::RuntimeOptions options) {
     return *g_owner;
 }
 
+void set_enabled(bool on) {
+    if (on && !detail::g_backend) throw std::logic_error("the GPU backend is not active");
+    detail::g_active = on;
+}
+
 void deactivate() {
     detail::g_active = false;
     detail::g_backend = nullptr;

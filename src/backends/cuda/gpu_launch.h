@@ -145,6 +145,10 @@ Entry& find_entry(const sq::Range3& r, const F& f) {
 Backend& activate(rt::RuntimeOptions options = {});
 // Destroys the backend; launches go to the CPU again.
 void deactivate();
+// Whether launch.h dispatches to the backend. activate() switches it on; set_enabled(false)
+// keeps the backend (its runtime, compiled kernels) but sends launches to the CPU until
+// set_enabled(true). Switching on without a backend throws std::logic_error.
+void set_enabled(bool on);
 inline bool active() {
     return detail::g_active;
 }

@@ -3,9 +3,6 @@
 #include <memory>
 #include <stdexcept>
 
-#ifdef SQUALL_HAVE_CUDA
-#include <dlfcn.h>
-#endif
 #ifdef SQUALL_GPU_MODEL
 #include "backends/cuda/gpu_launch.h"
 #include "model/pressure/pressure_gpu.h"
@@ -61,7 +58,7 @@ std::string open_gpu(MPI_Comm comm) {
     opt.device = local_rank % count;
     try {
         gpu::activate(opt);
-        gpu::detail::g_active = false; // dispatch stays off until a model runs on it
+        gpu::set_enabled(false); // dispatch stays off until a model runs on it
         g_have = true;
     } catch (const std::exception& e) {
         g_reason = e.what();
@@ -81,18 +78,14 @@ rt::Runtime& gpu_runtime() {
 
 DeviceMemory gpu_memory() {
     DeviceMemory m;
-#ifdef SQUALL_HAVE_CUDA
+#ifdef SQUALL_GPU_MODEL
     if (!g_have) return m;
-    // The driver wrapper has no cuMemGetInfo; the library is already loaded by it.
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!lib) return m;
-    using Fn = int (*)(std::size_t*, std::size_t*);
-    auto fn = reinterpret_cast<Fn>(dlsym(lib, "cuMemGetInfo_v2"));
-    if (fn) {
-        rt::Driver::get().make_current();
-        if (fn(&m.free, &m.total) != 0) m = {};
+    try {
+        const rt::MemoryInfo info = rt::Driver::get().memory_info();
+        m.free = info.free, m.total = info.total;
+    } catch (const rt::CudaError&) {
+        // Unknown: the caller then skips its memory check.
     }
-    dlclose(lib);
 #endif
     return m;
 }
@@ -115,7 +108,7 @@ std::size_t model_device_bytes(const Config& cfg, const GridDims& d) {
 void gpu_dispatch(bool on) {
 #ifdef SQUALL_GPU_MODEL
     if (on && !g_have) throw rt::NoDeviceError(g_reason.empty() ? "no GPU opened" : g_reason);
-    gpu::detail::g_active = on && g_have;
+    gpu::set_enabled(on && g_have);
 #else
     if (on) throw std::runtime_error("this build has no GPU support");
 #endif

@@ -7,7 +7,7 @@
 // else through the host for MPI.
 #include <memory>
 
-#include "model/core/device_exchange.h"
+#include "model/comm/device_exchange.h"
 #include "model/decomp.h"
 #include "model/field.h"
 #include "model/grid.h"

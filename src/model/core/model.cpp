@@ -50,7 +50,7 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
       halo_(g_.d, decomp, on_device_) {
     if (on_device_) {
 #ifdef SQUALL_GPU_MODEL
-        pres_gpu_ = std::make_shared<PressureSolverGpu<T>>(g_, decomp_, gpu_runtime());
+        pres_gpu_ = std::make_shared<PressureSolverGpu<T>>(g_, decomp_);
 #else
         throw std::runtime_error("backend 'gpu': this build has no GPU model (no CUDA toolkit at "
                                  "build time); use the CPU backend");

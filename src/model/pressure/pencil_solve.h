@@ -6,10 +6,11 @@
 // values as the CPU solver's and every column is an independent real system.
 // The sequence is written once against an executor that owns the data's side: the GPU
 // solver's (kernels, cuFFT, host-staged MPI buffers) and the host emulation in the unit
-// test (the same per-element functions, FFTW).
+// test (the same kernel structs on the CPU, FFTW).
 #include <vector>
 
 #include "model/grid.h"
+#include "model/pressure/spectral_steps.h"
 #include "model/pressure/transpose.h"
 
 namespace squall {
@@ -26,6 +27,11 @@ struct PencilPressure {
     long ncplx = 0; // complex values of the larger transform's output
 
     PencilPressure(const Grid<T>& grid, const Decomposition& decomp);
+    // The solve's kernel steps on the z-column field of d, with copies of bmat and coef
+    // where they run.
+    PencilSteps<T> steps(const GridDims& d, const T* bmat_at, const T* coef_at) const {
+        return {&lay, d, bmat_at, coef_at, top_mean};
+    }
 };
 
 // The executor provides, on its side of the data:
@@ -33,7 +39,7 @@ struct PencilPressure {
 //   r2c(axis, real, cplx), c2r(axis, cplx, real): the transforms of
 //       PencilLayout::transform_length/transform_rows(axis), contiguous in both arrays;
 //   hc_from_complex(axis, cplx, real), complex_from_hc(axis, real, cplx): the same rows
-//       (sq::pencil_hc_from_complex / pencil_complex_from_hc on every element);
+//       (sq::PressureHcFromComplex / PressureComplexFromHc on every element);
 //   thomas(x, gam): the real Thomas solve of every z-pencil column;
 //   mirror_bottom(field): the ghost level below the wall.
 // field: the rank's z-column field; a, b: nlocal values; cplx: 2*ncplx values.

@@ -4,20 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
-#include <cmath>
 #include <cstddef>
-#include <iterator>
-#include <map>
-#include <numbers>
 #include <stdexcept>
 
-#include "embedded/pressure_gpu_sources.h"
-#include "model/core/device_exchange.h"
-#include "model/field.h"
+#include "backends/cuda/gpu_launch.h"
+#include "model/comm/device_exchange.h"
 #include "model/pressure/pencil_solve.h"
 #include "model/pressure/pressure.h"
-#include "model/pressure/pressure_gpu.cuh"
 
 namespace squall {
 
@@ -83,98 +76,11 @@ struct Cufft<float> {
 };
 
 template <typename T>
-const char* precision_name() {
-    return sizeof(T) == 8 ? "double" : "float";
-}
-
-template <typename T>
 T* as_ptr(const rt::DeviceBuffer& b) {
     return reinterpret_cast<T*>(b.get());
 }
 
 } // namespace
-
-std::vector<rt::KernelDef> pressure_gpu_kernel_defs(const std::string& prec) {
-    const std::string file = "src/model/pressure/pressure_gpu.cuh";
-    // Over a 3-D box with 2-D blocks (one block row per level).
-    auto box_def = [&](const char* name) {
-        return rt::KernelDef(name, embedded::pressure_gpu_sources(), file)
-            .tuning_key(name, prec)
-            .tune("block_x", {32, 64, 128, 256}, 64)
-            .tune("block_y", {1, 2, 4, 8}, 4)
-            .restriction("block_x * block_y >= 32 && block_x * block_y <= 1024")
-            .template_args(prec)
-            .block_size("block_x", "block_y")
-            .launch_bounds("block_x * block_y");
-    };
-    // Over a 1-D range.
-    auto line_def = [&](const char* name, const char* key, int dflt,
-                        std::vector<rt::TextOrExpr> targs) {
-        return rt::KernelDef(name, embedded::pressure_gpu_sources(), file)
-            .tuning_key(key, prec)
-            .tune("block_x", {32, 64, 128, 256, 512}, dflt)
-            .template_args(std::move(targs))
-            .block_size("block_x")
-            .launch_bounds("block_x");
-    };
-    // Arguments as the kernels declare them, for SQUALL_CAPTURE (arrays saved whole).
-    const rt::DType vt = prec == "float" ? rt::DType::f32 : rt::DType::f64;
-    using rt::Access, rt::DType;
-    auto array = [&](rt::KernelDef& d, const char* name, Access a) -> rt::KernelDef& {
-        return d.arg_array(name, vt, a, rt::whole_allocation);
-    };
-    auto dims = [](rt::KernelDef& d) -> rt::KernelDef& {
-        d.arg_struct("d", sizeof(sq::PressurePackDims));
-        const char* names[] = {"itot",   "jtot", "ktot", "istart", "jstart",
-                               "kstart", "jj",   "kk",   "stride"};
-        static_assert(sizeof(sq::PressurePackDims) == sizeof(names) / sizeof(char*) * sizeof(int));
-        for (size_t n = 0; n < std::size(names); ++n)
-            d.member_scalar(names[n], DType::i32, n * sizeof(int));
-        return d;
-    };
-    auto thomas = [&](rt::KernelDef d) {
-        d.arg_scalar("ncol", DType::i64).arg_scalar("ktot", DType::i32);
-        array(d, "x", Access::inout), array(d, "gam", Access::out);
-        array(d, "bmat", Access::in), array(d, "coef", Access::in);
-        return d.arg_scalar("top_mean", vt);
-    };
-    auto hc = [&](rt::KernelDef d, const char* in, const char* out) {
-        d.arg_scalar("n", DType::i32).arg_scalar("rows", DType::i64);
-        array(d, in, Access::in), array(d, out, Access::out);
-        return d;
-    };
-    rt::KernelDef pack = box_def("pressure_gpu_pack"), unpack = box_def("pressure_gpu_unpack");
-    array(array(dims(pack), "field", Access::in), "packed", Access::out);
-    array(array(dims(unpack), "packed", Access::in), "field", Access::inout);
-    rt::KernelDef copy = box_def("pressure_gpu_pencil_copy");
-    // tile > 0: the shared-memory transpose, a tile x tile patch per block of tile x block_y.
-    copy.tune("tile", {0, 32, 64}, 0)
-        .restriction("tile == 0 || (block_x == tile && block_y < tile)")
-        .template_args(prec, rt::expr("tile"))
-        .grid_divisors("tile ? tile : block_x", "tile ? tile : block_y");
-    copy.arg_struct("c", sizeof(sq::PencilCopy))
-        .member_scalar("n0", DType::i32, offsetof(sq::PencilCopy, n0))
-        .member_scalar("n1", DType::i32, offsetof(sq::PencilCopy, n1))
-        .member_scalar("n2", DType::i32, offsetof(sq::PencilCopy, n2))
-        .member_scalar("nblocks", DType::i32, offsetof(sq::PencilCopy, nblocks));
-    array(array(copy, "src", Access::in), "dst", Access::inout);
-    rt::KernelDef mirror = box_def("pressure_gpu_mirror_bottom");
-    array(dims(mirror), "field", Access::inout);
-    // In the order of PressureKernel.
-    std::vector<rt::KernelDef> defs{
-        pack,
-        thomas(line_def("pressure_gpu_thomas", "pressure_gpu_thomas", 128, {prec, "2"})),
-        unpack,
-        thomas(line_def("pressure_gpu_thomas", "pressure_gpu_thomas_real", 128, {prec, "1"})),
-        copy,
-        hc(line_def("pressure_gpu_hc_from_complex", "pressure_gpu_hc_from_complex", 256, {prec}),
-           "cplx", "hc"),
-        hc(line_def("pressure_gpu_complex_from_hc", "pressure_gpu_complex_from_hc", 256, {prec}),
-           "hc", "cplx"),
-        mirror};
-    static_assert(PressureKernel::count == 8);
-    return defs;
-}
 
 template <typename T>
 PressureGpuLayout<T> PressureGpuLayout<T>::make(const Grid<T>& grid) {
@@ -208,25 +114,27 @@ class CufftPlan {
 public:
     // rank 1 or 2 transforms of dims (slowest first), batch of them back to back in the
     // contiguous default layout; forward: R2C, else C2R.
-    CufftPlan(int rank, int* dims, long batch, bool forward) : forward_(forward) {
+    // The plan runs on `stream`, the one the kernels run on.
+    CufftPlan(int rank, int* dims, long batch, bool forward, rt::StreamHandle stream)
+        : forward_(forward) {
         check_cufft(cufftCreate(&plan_), "cufftCreate");
         std::size_t work = 0;
-        const cufftResult r =
+        cufftResult r =
             cufftMakePlanMany(plan_, rank, dims, nullptr, 1, 0, nullptr, 1, 0,
                               forward ? Cufft<T>::r2c : Cufft<T>::c2r, int(batch), &work);
+        const char* call = forward ? "cufftMakePlanMany (forward)" : "cufftMakePlanMany (inverse)";
+        // A CUstream and a cudaStream_t are the same handle.
+        if (r == CUFFT_SUCCESS)
+            r = cufftSetStream(plan_, static_cast<cudaStream_t>(stream)), call = "cufftSetStream";
         if (r != CUFFT_SUCCESS) {
             cufftDestroy(plan_);
-            check_cufft(r, forward ? "cufftMakePlanMany (forward)" : "cufftMakePlanMany (inverse)");
+            check_cufft(r, call);
         }
     }
     ~CufftPlan() { cufftDestroy(plan_); }
     CufftPlan(const CufftPlan&) = delete;
     CufftPlan& operator=(const CufftPlan&) = delete;
 
-    void set_stream(rt::StreamHandle s) {
-        // A CUstream and a cudaStream_t are the same handle.
-        check_cufft(cufftSetStream(plan_, static_cast<cudaStream_t>(s)), "cufftSetStream");
-    }
     // forward: real -> cplx; inverse: cplx -> real (cplx is overwritten).
     void run(T* real, T* cplx) {
         if (forward_)
@@ -240,6 +148,18 @@ private:
     bool forward_;
 };
 
+// The backend every kernel of the solver goes through: active, with a device.
+gpu::Backend& solver_backend() {
+    if (!gpu::active())
+        throw std::logic_error("GPU pressure solver: the GPU backend is not active "
+                               "(gpu::activate, gpu::set_enabled)");
+    gpu::Backend& b = gpu::backend();
+    if (!b.runtime().has_device())
+        throw rt::NoDeviceError("GPU pressure solver: no GPU available (" +
+                                b.runtime().no_device_reason() + ")");
+    return b;
+}
+
 } // namespace
 
 // Several ranks: the pencil solve (pencil_solve.h) with kernels and cuFFT on the device.
@@ -249,24 +169,18 @@ private:
 template <typename T>
 struct PencilGpu {
     PencilPressure<T> pp;
-    const rt::StreamHandle& stream;
-    sq::PressurePackDims field_dims{};
+    rt::StreamHandle stream;
     rt::DeviceBuffer a, b, cplx, send_d, recv_d, bmat, coef;
     rt::PinnedArray<T> send_h, recv_h; // MPI staging, when an exchange is not direct
-    std::map<std::array<long, 3>, rt::KernelInstance> copies; // by (n0, n1, n2 * nblocks)
-    rt::KernelInstance thomas_real, mirror;
-    rt::KernelInstance to_hc[2], from_hc[2]; // per transform axis
+    PencilSteps<T> steps;              // the kernels, on the device arrays above
     std::unique_ptr<CufftPlan<T>> fwd[2], bwd[2];
     MPI_Comm comm_x, comm_y;
     // Over comm_x / comm_y, when split; declared after recv_d, so unmapped before it is freed.
     std::unique_ptr<DeviceExchange> ex_x, ex_y;
 
-    PencilGpu(const Grid<T>& grid, const Decomposition& decomp, rt::Runtime& runtime,
-              const rt::StreamHandle& s)
+    PencilGpu(const Grid<T>& grid, const Decomposition& decomp, rt::StreamHandle s)
         : pp(grid, decomp), stream(s), comm_x(decomp.comm_x), comm_y(decomp.comm_y) {
         const PencilLayout& L = pp.lay;
-        const GridDims& d = grid.d;
-        field_dims = {d.imax, d.jmax, d.ktot, d.istart, d.jstart, d.kstart, d.jj, d.kk, 1};
         const std::size_t n = std::size_t(L.nlocal);
         a = rt::DeviceBuffer(sizeof(T) * n);
         b = rt::DeviceBuffer(sizeof(T) * n);
@@ -277,6 +191,7 @@ struct PencilGpu {
         bmat.upload(pp.bmat.data());
         coef = rt::DeviceBuffer(sizeof(T) * pp.coef.size());
         coef.upload(pp.coef.data());
+        steps = pp.steps(grid.d, as_ptr<T>(bmat), as_ptr<T>(coef));
         if (decomp.npx > 1) ex_x = std::make_unique<DeviceExchange>(comm_x, recv_d.get());
         if (decomp.npy > 1) ex_y = std::make_unique<DeviceExchange>(comm_y, recv_d.get());
         // Host buffers only for a direction that is not device to device.
@@ -284,53 +199,13 @@ struct PencilGpu {
             send_h = rt::PinnedArray<T>(n);
             recv_h = rt::PinnedArray<T>(n);
         }
-
-        // Every kernel and size the solve launches, compiled together.
-        const std::vector<rt::KernelDef> defs = pressure_gpu_kernel_defs(precision_name<T>());
-        std::vector<rt::Runtime::Request> req;
-        std::vector<std::array<long, 3>> copy_keys;
-        for (const PencilStep* st : {&L.zcol_x, &L.x_y, &L.y_z})
-            for (const sq::PencilCopy& c : {st->own(), st->pack_others()}) {
-                const std::array<long, 3> key{c.n0, c.n1, long(c.n2) * c.nblocks};
-                if (key[2] == 0 ||
-                    std::find(copy_keys.begin(), copy_keys.end(), key) != copy_keys.end())
-                    continue;
-                copy_keys.push_back(key);
-                req.push_back({&defs[PressureKernel::pencil_copy],
-                               rt::ProblemSize(key[0], key[1], key[2]),
-                               {}});
-            }
         for (int ax = 0; ax < 2; ++ax) {
-            const long rows = L.transform_rows(ax), n = L.transform_length(ax);
-            req.push_back({&defs[PressureKernel::hc_from_complex], rt::ProblemSize(rows * n), {}});
-            req.push_back(
-                {&defs[PressureKernel::complex_from_hc], rt::ProblemSize(rows * (n / 2 + 1)), {}});
+            int len = L.transform_length(ax);
+            if (len == 1) continue;
+            const long rows = L.transform_rows(ax);
+            fwd[ax] = std::make_unique<CufftPlan<T>>(1, &len, rows, true, stream);
+            bwd[ax] = std::make_unique<CufftPlan<T>>(1, &len, rows, false, stream);
         }
-        req.push_back({&defs[PressureKernel::thomas_real], rt::ProblemSize(L.ncol), {}});
-        req.push_back({&defs[PressureKernel::mirror_bottom], rt::ProblemSize(d.imax, d.jmax), {}});
-        std::vector<rt::KernelInstance> ks = runtime.instantiate_all(req);
-        std::size_t next = 0;
-        for (const auto& key : copy_keys) copies[key] = ks[next++];
-        for (int ax = 0; ax < 2; ++ax) {
-            to_hc[ax] = ks[next++];
-            from_hc[ax] = ks[next++];
-        }
-        thomas_real = ks[next++];
-        mirror = ks[next++];
-
-        for (int ax = 0; ax < 2; ++ax) {
-            int n = L.transform_length(ax);
-            if (n == 1) continue;
-            fwd[ax] = std::make_unique<CufftPlan<T>>(1, &n, L.transform_rows(ax), true);
-            bwd[ax] = std::make_unique<CufftPlan<T>>(1, &n, L.transform_rows(ax), false);
-        }
-        apply_stream();
-    }
-
-    void apply_stream() {
-        for (auto* plans : {&fwd, &bwd})
-            for (auto& p : *plans)
-                if (p) p->set_stream(stream);
     }
 
     void solve(T* field) {
@@ -347,10 +222,7 @@ struct PencilGpu {
             if (q != s.me) ex->put(q, send_d.get() + q * blk, s.me * blk, blk);
         ex->end();
     }
-    void copy(const sq::PencilCopy& c, const T* src, T* dst) {
-        if (c.nblocks == 0) return;
-        copies.at({c.n0, c.n1, long(c.n2) * c.nblocks}).launch(stream, c, src, dst);
-    }
+    void copy(const PencilCopy& c, const T* src, T* dst) { steps.copy(c, src, dst); }
     T* send() { return as_ptr<T>(send_d); }
     T* recv() { return as_ptr<T>(recv_d); }
     T* host_send() { return send_h.data(); }
@@ -369,60 +241,36 @@ struct PencilGpu {
     }
     void r2c(int axis, T* real, T* c) { fwd[axis]->run(real, c); }
     void c2r(int axis, T* c, T* real) { bwd[axis]->run(real, c); }
-    void hc_from_complex(int axis, const T* c, T* real) {
-        const int n = pp.lay.transform_length(axis);
-        const long rows = pp.lay.transform_rows(axis);
-        to_hc[axis].launch(stream, n, rows, c, real);
-    }
-    void complex_from_hc(int axis, const T* real, T* c) {
-        const int n = pp.lay.transform_length(axis);
-        const long rows = pp.lay.transform_rows(axis);
-        from_hc[axis].launch(stream, n, rows, real, c);
-    }
-    void thomas(T* x, T* gam) {
-        const long ncol = pp.lay.ncol;
-        const int ktot = pp.lay.ktot;
-        const T* bm = as_ptr<T>(bmat);
-        const T* cf = as_ptr<T>(coef);
-        thomas_real.launch(stream, ncol, ktot, x, gam, bm, cf, pp.top_mean);
-    }
-    void mirror_bottom(T* field) { mirror.launch(stream, field_dims, field); }
+    void hc_from_complex(int axis, const T* c, T* real) { steps.hc_from_complex(axis, c, real); }
+    void complex_from_hc(int axis, const T* real, T* c) { steps.complex_from_hc(axis, real, c); }
+    void thomas(T* x, T* gam) { steps.thomas(x, gam); }
+    void mirror_bottom(T* field) { steps.mirror_bottom(field); }
 };
 
 template <typename T>
 struct PressureSolverGpu<T>::Impl {
-    rt::StreamHandle stream = nullptr;
-    GridDims d;
-
     // Several ranks: pencils.
     std::unique_ptr<PencilGpu<T>> pencil;
 
     // One rank: 2-D transforms of every level and complex columns.
     PressureGpuLayout<T> lay;
-    sq::PressurePackDims pack_dims{};
     rt::DeviceBuffer real_buf; // FFT real data; doubles as the Thomas scratch gam
     rt::DeviceBuffer cplx_buf; // transformed data, interleaved (re, im)
     rt::DeviceBuffer bmat_buf, coef_buf;
-    rt::KernelInstance pack, thomas, unpack;
+    SpectralSteps<T> steps; // the kernels, on the device arrays above
     std::unique_ptr<CufftPlan<T>> fwd, bwd;
 
-    Impl(const Grid<T>& grid, const Decomposition& decomp, rt::Runtime& runtime) : d(grid.d) {
-        if (!runtime.has_device())
-            throw rt::NoDeviceError("GPU pressure solver: no GPU available (" +
-                                    runtime.no_device_reason() + ")");
+    Impl(const Grid<T>& grid, const Decomposition& decomp) {
+        const rt::StreamHandle stream = solver_backend().stream();
         rt::Driver::get().make_current();
         if (decomp.npx * decomp.npy > 1) {
-            pencil = std::make_unique<PencilGpu<T>>(grid, decomp, runtime, stream);
+            pencil = std::make_unique<PencilGpu<T>>(grid, decomp, stream);
             return;
         }
+        const GridDims& d = grid.d;
         lay = PressureGpuLayout<T>::make(grid);
-        const int ktot = d.ktot;
-        pack_dims = {d.itot,   d.jtot,   ktot,
-                     d.istart, d.jstart, d.kstart,
-                     d.jj,     d.kk,     lay.needs_fft() ? 1 : 2};
-
-        const long nreal = long(d.itot) * d.jtot * ktot;
-        const long ncplx = lay.ncol * ktot;
+        const long nreal = long(d.itot) * d.jtot * d.ktot;
+        const long ncplx = lay.ncol * d.ktot;
         real_buf = rt::DeviceBuffer(sizeof(T) * std::size_t(std::max(nreal, ncplx)));
         cplx_buf = rt::DeviceBuffer(sizeof(T) * std::size_t(2 * ncplx));
         // Imaginary parts stay zero when there is no transform (itot = jtot = 1).
@@ -431,16 +279,7 @@ struct PressureSolverGpu<T>::Impl {
         bmat_buf.upload(lay.bmat.data());
         coef_buf = rt::DeviceBuffer(sizeof(T) * lay.coef.size());
         coef_buf.upload(lay.coef.data());
-
-        const std::vector<rt::KernelDef> defs = pressure_gpu_kernel_defs(precision_name<T>());
-        const rt::ProblemSize box(d.itot, d.jtot, ktot);
-        std::vector<rt::KernelInstance> ks =
-            runtime.instantiate_all({{&defs[PressureKernel::pack], box, {}},
-                                     {&defs[PressureKernel::thomas], rt::ProblemSize(lay.ncol), {}},
-                                     {&defs[PressureKernel::unpack], box, {}}});
-        pack = ks[0];
-        thomas = ks[1];
-        unpack = ks[2];
+        steps = lay.steps(d, as_ptr<T>(bmat_buf), as_ptr<T>(coef_buf));
 
         if (lay.needs_fft()) {
             // Batched over the levels: 2-D transforms [slow][fast], or 1-D when slow has one
@@ -448,43 +287,30 @@ struct PressureSolverGpu<T>::Impl {
             int n[2] = {lay.nslow, lay.nfast};
             const int rank = lay.nslow > 1 ? 2 : 1;
             int* dims = rank == 2 ? n : n + 1;
-            fwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, true);
-            bwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, false);
+            fwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, true, stream);
+            bwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, false, stream);
         }
-        apply_stream();
-    }
-
-    void apply_stream() {
-        if (pencil) pencil->apply_stream();
-        for (auto* p : {&fwd, &bwd})
-            if (*p) (*p)->set_stream(stream);
     }
 
     void solve(T* p) {
+        solver_backend();
         rt::Driver::get().make_current();
         if (pencil) return pencil->solve(p);
         T* rbuf = as_ptr<T>(real_buf);
         T* cbuf = as_ptr<T>(cplx_buf);
-        const T* bmat = as_ptr<T>(bmat_buf);
-        const T* coef = as_ptr<T>(coef_buf);
         const bool fft = lay.needs_fft();
         T* packed = fft ? rbuf : cbuf;
-        const T* p_in = p;
-        pack.launch(stream, pack_dims, p_in, packed);
+        steps.pack(p, packed);
         if (fft) fwd->run(rbuf, cbuf);
-        const long ncol = lay.ncol;
-        const int ktot = lay.ktot;
-        thomas.launch(stream, ncol, ktot, cbuf, rbuf, bmat, coef, lay.top_mean);
+        steps.thomas(cbuf, rbuf);
         if (fft) bwd->run(rbuf, cbuf);
-        const T* packed_in = packed;
-        unpack.launch(stream, pack_dims, packed_in, p);
+        steps.unpack(packed, p);
     }
 };
 
 template <typename T>
-PressureSolverGpu<T>::PressureSolverGpu(const Grid<T>& grid, const Decomposition& decomp,
-                                        rt::Runtime& runtime)
-    : impl_(std::make_unique<Impl>(grid, decomp, runtime)) {}
+PressureSolverGpu<T>::PressureSolverGpu(const Grid<T>& grid, const Decomposition& decomp)
+    : impl_(std::make_unique<Impl>(grid, decomp)) {}
 
 template <typename T>
 PressureSolverGpu<T>::~PressureSolverGpu() = default;
@@ -492,12 +318,6 @@ PressureSolverGpu<T>::~PressureSolverGpu() = default;
 template <typename T>
 void PressureSolverGpu<T>::solve(T* p_device) {
     impl_->solve(p_device);
-}
-
-template <typename T>
-void PressureSolverGpu<T>::set_stream(rt::StreamHandle stream) {
-    impl_->stream = stream;
-    impl_->apply_stream();
 }
 
 template <typename T>

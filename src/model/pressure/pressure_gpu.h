@@ -4,26 +4,27 @@
 // column), inverse C2R, unpack. With npx*npy > 1 it solves on pencils (pencil_solve.h):
 // device transposes and 1-D transforms; the blocks that cross ranks go device to device
 // on one node (CUDA IPC), else through page-locked host buffers and MPI. Its kernels are
-// compiled through the tunable-kernel runtime (pressure_gpu.cuh).
+// kernels/pressure_spectral.cuh, launched through the GPU backend like every other kernel
+// (spectral_steps.h); everything runs on the backend's stream.
 // Built only when SQUALL_HAVE_CUDA.
 #include <cstddef>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "model/decomp.h"
 #include "model/grid.h"
-#include "runtime/runtime.h"
+#include "model/pressure/spectral_steps.h"
 
 namespace squall {
 
 template <typename T>
 class PressureSolverGpu {
 public:
-    // Plans the transforms, compiles the kernels and allocates the device buffers. The
-    // runtime must have a device (else rt::NoDeviceError naming the reason) and outlive
-    // the solver; its context must be current on the calling thread. Not copyable.
-    PressureSolverGpu(const Grid<T>& grid, const Decomposition& decomp, rt::Runtime& runtime);
+    // Plans the transforms and allocates the device buffers; the kernels compile on their
+    // first launch, or with the backend's recording (gpu::Backend::begin_recording). The GPU
+    // backend must be active (gpu::active(), else std::logic_error) with a device (else
+    // rt::NoDeviceError naming the reason) and outlive the solver. Not copyable.
+    PressureSolverGpu(const Grid<T>& grid, const Decomposition& decomp);
     ~PressureSolverGpu();
     PressureSolverGpu(const PressureSolverGpu&) = delete;
     PressureSolverGpu& operator=(const PressureSolverGpu&) = delete;
@@ -31,12 +32,9 @@ public:
     // p_device: a device array with the Field3d layout of grid.d (ghost cells included).
     // On entry its interior holds the right-hand side, on exit the pressure pi, with
     // p[kstart-1] = p[kstart]; horizontal ghost cells are not exchanged. Asynchronous on
-    // the solver's stream, except that with several ranks each transpose waits for its
-    // packing kernels before MPI.
+    // the backend's stream, except that with several ranks each transpose waits for its
+    // packing kernels before MPI. The backend must be active (else std::logic_error).
     void solve(T* p_device);
-
-    // All work goes to this stream (default: the legacy default stream, nullptr).
-    void set_stream(rt::StreamHandle stream);
 
     // True when solves go through pencil transposes (npx*npy > 1).
     bool pencils() const;
@@ -64,23 +62,10 @@ struct PressureGpuLayout {
     bool needs_fft() const { return nfast > 1; }
 
     static PressureGpuLayout make(const Grid<T>& grid);
+    // The solve's kernel steps, with copies of bmat and coef where they run.
+    SpectralSteps<T> steps(const GridDims& d, const T* bmat_at, const T* coef_at) const {
+        return {d, nfast / 2 + 1, nslow, needs_fft() ? 1 : 2, bmat_at, coef_at, top_mean};
+    }
 };
-
-// The kernel definitions for "float" or "double", indexed by PressureKernel; exposed for
-// the NVRTC compile test.
-struct PressureKernel {
-    enum : int {
-        pack,            // single rank: field interior -> FFT input
-        thomas,          // single rank: complex columns
-        unpack,          // single rank: solution -> field, bottom ghost mirrored
-        thomas_real,     // pencils: real half-complex columns
-        pencil_copy,     // pencils: transpose blocks between layouts and MPI buffers
-        hc_from_complex, // pencils: R2C output -> half-complex rows
-        complex_from_hc, // pencils: half-complex rows -> C2R input
-        mirror_bottom,   // pencils: bottom ghost level
-        count
-    };
-};
-std::vector<rt::KernelDef> pressure_gpu_kernel_defs(const std::string& prec);
 
 } // namespace squall

@@ -11,22 +11,22 @@ PencilStep PencilStep::reversed() const {
     return r;
 }
 
-sq::PencilCopy PencilStep::own() const {
+PencilCopy PencilStep::own() const {
     return {src, dst, n0, n1, n2, 1, me, -1};
 }
 
 namespace {
 // Block q of a packed buffer, element (a, b, c) at q*block + a + n0*(b + n1*c).
-sq::PencilMap packed_map(const PencilStep& s) {
+PencilMap packed_map(const PencilStep& s) {
     return {0, s.block(), 1, s.n0, long(s.n0) * s.n1};
 }
 } // namespace
 
-sq::PencilCopy PencilStep::pack_others() const {
+PencilCopy PencilStep::pack_others() const {
     return {src, packed_map(*this), n0, n1, n2, nq - 1, 0, me};
 }
 
-sq::PencilCopy PencilStep::unpack_others() const {
+PencilCopy PencilStep::unpack_others() const {
     return {packed_map(*this), dst, n0, n1, n2, nq - 1, 0, me};
 }
 
@@ -50,17 +50,17 @@ PencilLayout::PencilLayout(const GridDims& d, const Decomposition& decomp) {
 
     // The four layouts as maps of (block q, a, b, c); q picks the block of the axis that
     // the transpose splits.
-    auto zcol = [&](int kb) -> sq::PencilMap {
+    auto zcol = [&](int kb) -> PencilMap {
         return {long(d.istart) * d.ii + long(d.jstart) * d.jj + long(d.kstart) * d.kk,
                 long(kb) * d.kk, d.ii, d.jj, d.kk};
     };
-    auto xpencil = [&](int blk) -> sq::PencilMap { // (q, i, j, kl)
+    auto xpencil = [&](int blk) -> PencilMap { // (q, i, j, kl)
         return {0, blk, 1, itot, long(itot) * jmax};
     };
-    auto ypencil = [&](int blk) -> sq::PencilMap { // (q, il, j, kl)
+    auto ypencil = [&](int blk) -> PencilMap { // (q, il, j, kl)
         return {0, blk, jtot, 1, long(jtot) * iblk};
     };
-    const sq::PencilMap zpencil{0, ncol * kblk, 1, iblk, ncol}; // (q, il, jl, kl)
+    const PencilMap zpencil{0, ncol * kblk, 1, iblk, ncol}; // (q, il, jl, kl)
 
     // z-column <-> x-pencil: block (i, j, kl) = my i block, my j block, k block q.
     zcol_x = {decomp.comm_x, npx, decomp.px, imax, jmax, kblk, zcol(kblk), xpencil(imax)};

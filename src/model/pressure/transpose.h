@@ -12,32 +12,47 @@
 // device on one node) and unpacked.
 // PencilLayout and pencil_exchange() serve the CPU solver (PencilTransposer) and the GPU
 // solver, whose copies run as kernels and whose MPI buffers are staged through the host.
+// Either way an element is copied by sq::PressurePencilCopy (kernels/pressure_spectral.cuh).
 #include <mpi.h>
 
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/pressure_spectral.cuh"
 #include "model/decomp.h"
 #include "model/grid.h"
-#include "model/pressure/pencil.cuh"
 
 namespace squall {
+
+// Where element (q, a, b, c) of a transpose block lives in one of the four layouts or in
+// a packed MPI buffer: every layout is affine in it.
+struct PencilMap {
+    long base, q, a, b, c; // offset and the stride of each block coordinate
+};
+
+// One copy between two maps over nblocks blocks q_first, q_first+1, ... (skipping
+// q_skip, -1 for none), n2 values of c per block: element (a, b, z), z = block * n2 + c.
+struct PencilCopy {
+    PencilMap src, dst;
+    int n0, n1, n2;
+    int nblocks, q_first, q_skip;
+};
 
 // One transpose: block q (n0 x n1 x n2 values) of every rank goes to rank q of comm.
 struct PencilStep {
     MPI_Comm comm = MPI_COMM_NULL;
     int nq = 1, me = 0;
     int n0 = 0, n1 = 0, n2 = 0;
-    sq::PencilMap src{}, dst{};
+    PencilMap src{}, dst{};
 
     long block() const { return long(n0) * n1 * n2; }
     PencilStep reversed() const;
     // The block that stays on this rank, straight from src to dst.
-    sq::PencilCopy own() const;
+    PencilCopy own() const;
     // The other blocks into / out of a packed buffer of nq blocks (block q at q*block()).
-    sq::PencilCopy pack_others() const;
-    sq::PencilCopy unpack_others() const;
+    PencilCopy pack_others() const;
+    PencilCopy unpack_others() const;
 };
 
 struct PencilLayout {
@@ -60,12 +75,12 @@ struct PencilLayout {
 };
 
 // Element count of a PencilCopy (nblocks * n0 * n1 * n2).
-inline long pencil_copy_size(const sq::PencilCopy& c) {
+inline long pencil_copy_size(const PencilCopy& c) {
     return long(c.n0) * c.n1 * c.n2 * c.nblocks;
 }
 
 // A transpose through `mover`, which provides
-//   copy(const sq::PencilCopy&, const T* src, T* dst)     (on the data's side)
+//   copy(const PencilCopy&, const T* src, T* dst)     (on the data's side)
 //   send(), recv()                           packed buffers of nlocal values
 //   exchange_blocks(const PencilStep&)       block q of send() to rank q, block q of
 //                                            recv() from rank q (all but the own block)
@@ -99,14 +114,33 @@ void exchange_blocks_staged(const PencilStep& s, Mover& mv) {
     mv.to_device((s.me + 1) * blk, (s.nq - 1 - s.me) * blk);
 }
 
+// The kernel of a copy, over the range pencil_copy_range(c). Throws std::overflow_error
+// when an offset or stride does not fit the kernel's ints.
+template <typename T>
+sq::PressurePencilCopy<T> pencil_copy_kernel(const PencilCopy& c, const T* src, T* dst) {
+    auto narrow = [](long v) {
+        if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+            throw std::overflow_error("pressure transposes: a pencil offset exceeds int");
+        return int(v);
+    };
+    const PencilMap &s = c.src, &d = c.dst;
+    return {dst,         src,         narrow(s.base), narrow(s.q), narrow(s.a),
+            narrow(s.b), narrow(s.c), narrow(d.base), narrow(d.q), narrow(d.a),
+            narrow(d.b), narrow(d.c), c.n2,           c.q_first,   c.q_skip};
+}
+inline sq::Range3 pencil_copy_range(const PencilCopy& c) {
+    return {0, c.n0, 0, c.n1, 0, c.n2 * c.nblocks};
+}
+
 // Every element of a PencilCopy on the host (OpenMP over blocks and levels).
 template <typename T>
-void pencil_copy_host(const sq::PencilCopy& c, const T* src, T* dst) {
+void pencil_copy_host(const PencilCopy& c, const T* src, T* dst) {
+    const sq::PressurePencilCopy<T> f = pencil_copy_kernel(c, src, dst);
     const int nz = c.n2 * c.nblocks;
 #pragma omp parallel for collapse(2) schedule(static)
     for (int z = 0; z < nz; ++z)
         for (int b = 0; b < c.n1; ++b)
-            for (int a = 0; a < c.n0; ++a) sq::pencil_copy_point(c, a, b, z, src, dst);
+            for (int a = 0; a < c.n0; ++a) f(a, b, z);
 }
 
 // The CPU solver's transposes: host buffers, no staging.
@@ -124,7 +158,7 @@ public:
     void z_to_y(const T* z, T* y) { run(y_z.reversed(), z, y); }
 
     // The Mover interface of pencil_exchange.
-    void copy(const sq::PencilCopy& c, const T* src, T* dst) { pencil_copy_host(c, src, dst); }
+    void copy(const PencilCopy& c, const T* src, T* dst) { pencil_copy_host(c, src, dst); }
     T* send() { return send_.data(); }
     T* recv() { return recv_.data(); }
     T* host_send() { return send_.data(); }

@@ -10,8 +10,9 @@
 
 namespace {
 
-const char* const kHeaders[] = {"declare.cuh",    "common.cuh", "advec.cuh",    "diff.cuh",
-                                "diff_fused.cuh", "thermo.cuh", "pressure.cuh", "timeint.cuh"};
+const char* const kHeaders[] = {"common.cuh",   "declare.cuh",           "advec.cuh",
+                                "diff.cuh",     "diff_fused.cuh",        "thermo.cuh",
+                                "pressure.cuh", "pressure_spectral.cuh", "timeint.cuh"};
 
 // Kernels whose operator() updates fields, and reductions returning the point value.
 const char* const kVoidKernels[] = {
@@ -20,6 +21,11 @@ const char* const kVoidKernels[] = {
     "DiffUVWSmag", "DiffU2",  "DiffV2",    "DiffW2",    "DiffC2",    "BuoyancyTh", "AdvecW2i5Buoy",
     "AdvecW2Buoy", "PresIn",  "PresOut",   "PresOutRk", "RkUpdate",  "Sponge"};
 const char* const kReductions[] = {"DnSmag", "DnConst", "Divergence", "Cfl"};
+// The GPU pressure solver's kernels: per point, and per column (operator()(i, j)).
+const char* const kSpectralKernels[] = {"PressurePack", "PressureUnpack", "PressurePencilCopy",
+                                        "PressureHcFromComplex", "PressureComplexFromHc"};
+const char* const kColumnKernels[] = {"PressureThomas", "PressureThomasReal",
+                                      "PressureMirrorBottom"};
 
 std::string read_text(const std::string& path) {
     std::ifstream in(path);
@@ -37,6 +43,12 @@ std::string wrapper_source() {
             src += std::string("extern \"C\" __global__ void ") + k + "_" + t + "(sq::" + k + "<" +
                    t +
                    "> f) { f(3 + int(threadIdx.x), 3 + int(blockIdx.y), 1 + int(blockIdx.z)); }\n";
+        for (const char* k : kSpectralKernels)
+            src += std::string("extern \"C\" __global__ void ") + k + "_" + t + "(sq::" + k + "<" +
+                   t + "> f) { f(int(threadIdx.x), int(blockIdx.y), int(blockIdx.z)); }\n";
+        for (const char* k : kColumnKernels)
+            src += std::string("extern \"C\" __global__ void ") + k + "_" + t + "(sq::" + k + "<" +
+                   t + "> f) { f(int(threadIdx.x), int(blockIdx.y)); }\n";
         for (const char* k : kReductions)
             src += std::string("extern \"C\" __global__ void ") + k + "_" + t + "(sq::" + k + "<" +
                    t + "> f, " + t +

@@ -131,13 +131,13 @@ TEST(GpuCapture, EveryKernelOfARunIsCapturedAndReplaysBitwise) {
                                           "reduce_final_sum_double"};
         if (nprocs == 1)
             forms.insert(forms.end(),
-                         {"halo_wrap_x_double", "halo_wrap_y_double", "pressure_gpu_pack_double",
-                          "pressure_gpu_thomas_double", "pressure_gpu_unpack_double"});
+                         {"halo_wrap_x_double", "halo_wrap_y_double", "pressure_pack_double",
+                          "pressure_thomas_double", "pressure_unpack_double"});
         else
             forms.insert(forms.end(),
-                         {"halo_pack_", "halo_unpack_", "pressure_gpu_pencil_copy_double",
-                          "pressure_gpu_thomas_real_double", "pressure_gpu_hc_from_complex_double",
-                          "pressure_gpu_complex_from_hc_double"});
+                         {"halo_pack_", "halo_unpack_", "pressure_pencil_copy_double",
+                          "pressure_thomas_real_double", "pressure_hc_from_complex_double",
+                          "pressure_complex_from_hc_double"});
         for (const std::string& name : forms) {
             bool found = false;
             for (const auto& [k, n] : captured) found |= k.rfind(name, 0) == 0;

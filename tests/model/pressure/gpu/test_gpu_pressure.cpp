@@ -1,7 +1,8 @@
 // The GPU pressure solver on the device (label gpu; skips without a GPU): for random
 // right-hand sides on stretched, 2-D and odd-sized grids it must match the CPU
 // PressureSolver and satisfy the discrete Poisson equation, set the bottom ghost and leave
-// every other ghost cell untouched.
+// every other ghost cell untouched. Its kernels go through the GPU backend, which the
+// test activates once.
 #include "tests/support/gpu_required.h"
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -10,7 +11,9 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <random>
 
+#include "backends/cuda/gpu_launch.h"
 #include "model/decomp.h"
 #include "model/pressure/pressure.h"
 #include "model/pressure/pressure_gpu.h"
@@ -21,15 +24,36 @@ using namespace squall;
 
 namespace {
 
+// The backend, activated on first use; nullptr without a GPU (the reason in why()).
+struct Gpu {
+    std::string reason;
+    gpu::Backend* backend = nullptr;
+    Gpu() {
+        try {
+            backend = &gpu::activate();
+        } catch (const rt::NoDeviceError& e) {
+            reason = e.what();
+        }
+    }
+};
+Gpu& gpu_once() {
+    static Gpu g;
+    return g;
+}
+bool have_gpu() {
+    return gpu_once().backend != nullptr;
+}
+const std::string& why() {
+    return gpu_once().reason;
+}
 rt::Runtime& runtime() {
-    static rt::Runtime rt;
-    return rt;
+    return gpu_once().backend->runtime();
 }
 
 template <typename T>
 void check_against_cpu(int itot, int jtot, int ktot, bool stretched, unsigned seed, double tol,
                        int solves = 1) {
-    SQUALL_NEED_GPU(runtime().has_device(), runtime().no_device_reason());
+    SQUALL_NEED_GPU(have_gpu(), why());
     const Config cfg = ptest::make_case(itot, jtot, ktot, stretched);
     const Grid<T> grid = Grid<T>::make(cfg, 1, 1, 0, 0);
     Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);
@@ -51,7 +75,7 @@ void check_against_cpu(int itot, int jtot, int ktot, bool stretched, unsigned se
     {
         const std::size_t bytes = sizeof(T) * p_gpu.size();
         rt::DeviceBuffer dev(bytes);
-        PressureSolverGpu<T> solver(grid, decomp, runtime());
+        PressureSolverGpu<T> solver(grid, decomp);
         EXPECT_FALSE(solver.pencils());
         // Repeated solves of the same RHS must give the same answer (no stale state).
         for (int s = 0; s < solves; ++s) {
@@ -118,68 +142,79 @@ TEST(GpuPressure, OddSizesFloat) {
     check_against_cpu<float>(15, 9, 7, true, 33, 1e-4);
 }
 
-// Every configuration of the pencil copy kernel (one thread per element, and the tiled
-// shared-memory transposes) against the host copy, bit for bit, for the six copies of a
-// one-rank layout: x <-> y and y <-> z are transposes, z-column <-> x a straight copy.
-// 40 x 24 x 12 leaves partial tiles at both tile sizes.
-TEST(GpuPressure, PencilCopyEveryConfigurationMatchesHost) {
-    SQUALL_NEED_GPU(runtime().has_device(), runtime().no_device_reason());
+// The pencil copy kernel in sampled configurations of the backend's traversal (tiles,
+// deferred stores, block orders) and in the default one, against the host copy, bit for
+// bit, for the six copies of a one-rank layout: x <-> y and y <-> z are transposes,
+// z-column <-> x a straight copy. 40 x 24 x 12 leaves partial blocks and tiles.
+TEST(GpuPressure, PencilCopySampledConfigurationsMatchHost) {
+    SQUALL_NEED_GPU(have_gpu(), why());
     const Config cfg = ptest::make_case(40, 24, 12, false);
     const Grid<double> grid = Grid<double>::make(cfg, 1, 1, 0, 0);
     Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);
     const PencilLayout lay(grid.d, decomp);
-    const auto defs = pressure_gpu_kernel_defs("double");
-    const auto copy = std::find_if(defs.begin(), defs.end(), [](const rt::KernelDef& d) {
-        return d.key() == "pressure_gpu_pencil_copy_double";
-    });
-    ASSERT_NE(copy, defs.end());
     // Every map addresses [0, n): the z-column map the model field, the pencils nlocal.
     const long n = std::max<long>(lay.nlocal, long(grid.d.kk) * grid.d.kcells);
     std::vector<double> src(std::size_t(n), 0.0), want(src.size()), got(src.size());
     for (std::size_t m = 0; m < src.size(); ++m) src[m] = 1.0 + double(m % 9973) * 1e-3;
     rt::DeviceBuffer src_d(sizeof(double) * src.size()), dst_d(src_d.size());
     src_d.upload(src.data());
-    int tested = 0, tiled = 0;
+    const auto* s_dev = reinterpret_cast<const double*>(src_d.get());
+    auto* d_dev = reinterpret_cast<double*>(dst_d.get());
+    std::mt19937_64 rng(7);
+    int tested = 0;
     for (const PencilStep& fwd : {lay.zcol_x, lay.x_y, lay.y_z})
         for (const PencilStep& s : {fwd, fwd.reversed()}) {
-            const sq::PencilCopy c = s.own();
+            const PencilCopy c = s.own();
             std::fill(want.begin(), want.end(), -1.0);
             pencil_copy_host(c, src.data(), want.data());
-            const rt::ProblemSize p(c.n0, c.n1, long(c.n2) * c.nblocks);
-            for (const rt::Config& cf : copy->space().enumerate(p, runtime().device())) {
+            const sq::Range3 r = pencil_copy_range(c);
+            const auto f = pencil_copy_kernel(c, s_dev, d_dev);
+            const rt::KernelDef def = gpu::def_for(r, f);
+            const rt::ProblemSize p = gpu::problem_of(r);
+            std::vector<rt::Config> configs{def.space().default_config()};
+            for (int k = 0; k < 24; ++k)
+                if (auto cf = def.space().sample(rng, p, runtime().device()))
+                    configs.push_back(*cf);
+            for (const rt::Config& cf : configs) {
                 std::fill(got.begin(), got.end(), -1.0);
                 dst_d.upload(got.data());
-                rt::KernelInstance k = runtime().instantiate(*copy, p, cf);
-                k.launch(nullptr, c, reinterpret_cast<const double*>(src_d.get()),
-                         reinterpret_cast<double*>(dst_d.get()));
+                rt::KernelInstance k = runtime().instantiate(def, p, cf);
+                gpu::launch_instance(k, r, f);
                 rt::Driver::get().synchronize();
                 dst_d.download(got.data());
-                ASSERT_EQ(got, want) << copy->space().format(cf) << " at " << p.to_string();
+                ASSERT_EQ(got, want) << def.space().format(cf) << " at " << p.to_string();
                 ++tested;
-                tiled += copy->space().format(cf).find("tile=0") == std::string::npos;
             }
         }
-    std::printf("  pencil copy: %d launches, %d of them tiled, all equal to the host copy\n",
-                tested, tiled);
-    EXPECT_GE(tiled, 6 * 8); // tile 32 and 64, block_y 1..8, at each of the six copies
+    std::printf("  pencil copy: %d launches, all equal to the host copy\n", tested);
+    EXPECT_GE(tested, 6 * 20);
     decomp.free();
 }
 
-TEST(GpuPressure, StreamIsHonoured) {
-    // The same solve on the default stream twice through set_stream(nullptr): a smoke test
-    // that re-binding the plans to a stream works.
-    SQUALL_NEED_GPU(runtime().has_device(), runtime().no_device_reason());
+// The backend's recording notes the solve's kernels without running them (cuFFT still
+// runs, on whatever the buffers hold); the solve afterwards is unchanged.
+TEST(GpuPressure, RecordingNotesTheKernels) {
+    SQUALL_NEED_GPU(have_gpu(), why());
     const Config cfg = ptest::make_case(16, 8, 8, true);
     const Grid<double> grid = Grid<double>::make(cfg, 1, 1, 0, 0);
     Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);
-    PressureSolverGpu<double> solver(grid, decomp, runtime());
-    solver.set_stream(nullptr);
+    // A size no other test uses, so that no variant is cached yet.
+    PressureSolverGpu<double> solver(grid, decomp);
     Field3d<double> p(grid.d);
     ptest::scatter_to_field(ptest::random_global(16, 8, 8, 41), p);
     rt::DeviceBuffer dev(sizeof(double) * p.size());
     dev.upload(p.data());
+    gpu::Backend& b = gpu::backend();
+    b.begin_recording();
+    solver.solve(reinterpret_cast<double*>(dev.get()));
+    EXPECT_EQ(b.end_recording(), 3u); // pack, thomas, unpack
+    dev.upload(p.data());
     EXPECT_NO_THROW(solver.solve(reinterpret_cast<double*>(dev.get())));
     rt::Driver::get().synchronize();
+    // With the dispatch off the solve refuses (its kernels would run on the host).
+    gpu::set_enabled(false);
+    EXPECT_THROW(solver.solve(reinterpret_cast<double*>(dev.get())), std::logic_error);
+    gpu::set_enabled(true);
     decomp.free();
 }
 

@@ -1,25 +1,32 @@
 // CPU-only checks of the GPU pressure solver (label unit, run in CI):
-// - its kernels compile with NVRTC for sm_90, for default and non-default configurations;
-// - constructing it without a GPU throws a NoDeviceError that names the reason;
+// - its kernels (kernels/pressure_spectral.cuh) declare every member once, in order, with
+//   a shape and use that fits it;
+// - they compile with NVRTC for sm_90 through the GPU backend's definitions, in the default
+//   and in sampled configurations, float and double;
+// - constructing the solver needs the active backend with a device, and says why not;
 // - the device-to-device exchange between ranks falls back to host staging, saying why;
-// - its per-thread kernel code and layout, run on the host with FFTW standing in for
-//   cuFFT (same R2C layout and sign), reproduce the CPU PressureSolver.
+// - the solver's own steps (spectral_steps.h: the kernel structs, their ranges and
+//   members), run on the CPU through launch.h with FFTW standing in for cuFFT (same R2C
+//   layout and sign), reproduce the CPU PressureSolver.
 // The test runs with SQUALL_CUDA_DRIVER pointing at a missing library (see CMakeLists.txt).
 #include <gtest/gtest.h>
 #include <mpi.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <random>
+#include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "model/core/device_exchange.h"
+#include "backends/cuda/gpu_launch.h"
+#include "kernels/pressure_spectral.cuh"
+#include "model/comm/device_exchange.h"
 #include "model/decomp.h"
 #include "model/pressure/pressure.h"
-#include "model/pressure/pressure_gpu.cuh"
 #include "model/pressure/pressure_gpu.h"
 #include "pressure_test_util.h"
 #include "runtime/log.h"
@@ -28,77 +35,206 @@ using namespace squall;
 
 namespace {
 
+// ---- declarations ----
+
+// What declare() says about each member, and where the member lies in the struct.
+struct Declared {
+    std::string name, shape;
+    sq::Use use;
+    size_t offset, size, align;
+    bool pointer, to_const;
+};
+
+// A member's type without __restrict__, which GCC's type traits do not see through.
+template <class V>
+struct Unrestricted {
+    using type = V;
+};
+template <class P>
+struct Unrestricted<P * SQ_RESTRICT> {
+    using type = P*;
+};
+
+template <class F>
+struct Recorder {
+    const F& f;
+    std::vector<Declared> out;
+
+    template <class V>
+    Recorder& add(const char* name, const char* shape, const V& v, sq::Use use) {
+        using U = typename Unrestricted<V>::type;
+        // C-style casts: GCC rejects reinterpret_cast of the address of a restrict pointer.
+        const size_t off = size_t((const char*)&v - (const char*)&f);
+        bool to_const = false;
+        if constexpr (std::is_pointer_v<U>) to_const = std::is_const_v<std::remove_pointer_t<U>>;
+        out.push_back(
+            {name, shape, use, off, sizeof(U), alignof(U), std::is_pointer_v<U>, to_const});
+        return *this;
+    }
+    template <class V>
+    Recorder& field(const char* n, const V& v, sq::Use u = sq::Use::in) {
+        return add(n, "field", v, u);
+    }
+    template <class V>
+    Recorder& profile(const char* n, const V& v, sq::Use u = sq::Use::in) {
+        return add(n, "profile", v, u);
+    }
+    template <class V>
+    Recorder& plane(const char* n, const V& v, sq::Use u = sq::Use::in) {
+        return add(n, "plane", v, u);
+    }
+    template <class V>
+    Recorder& buffer(const char* n, const V& v, sq::Use u = sq::Use::in) {
+        return add(n, "buffer", v, u);
+    }
+    template <class V>
+    Recorder& scalar(const char* n, const V& v) {
+        return add(n, "scalar", v, sq::Use::in);
+    }
+};
+
+// Every member listed once and in order: each starts where the previous one ends (after
+// alignment), and the last one ends the struct. Pointers have an array shape, read-only
+// ones are read, writable ones say how they are written; scalars are T or int.
+template <class F, class T>
+void check_declaration() {
+    const F f{};
+    Recorder<F> r{f, {}};
+    f.declare(r);
+    SCOPED_TRACE(std::string(F::name) + (sizeof(T) == 8 ? " double" : " float"));
+    ASSERT_FALSE(r.out.empty());
+    size_t end = 0;
+    std::set<std::string> names;
+    for (const Declared& m : r.out) {
+        EXPECT_TRUE(names.insert(m.name).second) << m.name << " declared twice";
+        EXPECT_EQ(m.offset, (end + m.align - 1) / m.align * m.align) << m.name << " out of order";
+        end = m.offset + m.size;
+        if (m.pointer) {
+            EXPECT_NE(m.shape, "scalar") << m.name;
+            EXPECT_EQ(m.to_const, m.use == sq::Use::in) << m.name;
+        } else {
+            EXPECT_EQ(m.shape, "scalar") << m.name;
+            EXPECT_TRUE(m.size == sizeof(int) || m.size == sizeof(T)) << m.name;
+        }
+    }
+    EXPECT_EQ((end + alignof(F) - 1) / alignof(F) * alignof(F), sizeof(F)) << "members left out";
+}
+
+template <template <class> class... K>
+void check_declarations(sq::KernelList<K...>) {
+    (check_declaration<K<float>, float>(), ...);
+    (check_declaration<K<double>, double>(), ...);
+}
+
+TEST(GpuPressureKernels, DeclareEveryMemberInOrder) {
+    check_declarations(sq::PressureSpectralKernels{});
+}
+
+// ---- NVRTC through the backend's definitions ----
+
+struct Job {
+    rt::KernelDef def;
+    rt::ProblemSize problem;
+    rt::Config config;
+};
+
+// Each kernel as the solver builds it for a 40 x 24 x 16 grid (one rank) or its pencils.
+template <typename T>
+void add_jobs(std::vector<Job>& jobs, std::mt19937_64& rng) {
+    const Config cfg = ptest::make_case(40, 24, 16, false);
+    const Grid<T> grid = Grid<T>::make(cfg, 1, 1, 0, 0);
+    const GridDims& d = grid.d;
+    const sq::Range3 in{d.istart, d.iend, d.jstart, d.jend, d.kstart, d.kend};
+    const sq::Range3 cols{0, 21 * 24, 0, 1, 0, 1}, zcols{0, 40 * 24, 0, 1, 0, 1};
+    const sq::Range3 rows{0, 40 * 24, 0, 1, 0, 16}, half_rows{0, 21 * 24, 0, 1, 0, 16};
+    const sq::Range3 copy{0, 40, 0, 24, 0, 16}, mirror{d.istart, d.iend, d.jstart, d.jend, 0, 1};
+    auto add = [&](const rt::KernelDef& def, const sq::Range3& r) {
+        const rt::ProblemSize p = gpu::problem_of(r);
+        jobs.push_back({def, p, def.space().default_config()});
+        const auto other = def.space().sample(rng, p, rt::DeviceInfo::for_arch("sm_90"));
+        ASSERT_TRUE(other) << def.key();
+        jobs.push_back({def, p, *other});
+    };
+    using gpu::Form;
+    add(gpu::def_for(in, sq::PressurePack<T>{nullptr, nullptr, d.istart, d.jstart, d.kstart, d.imax,
+                                             d.jmax, 1, d.jj, d.kk}),
+        in);
+    add(gpu::def_for(in, sq::PressureUnpack<T>{nullptr, nullptr, d.istart, d.jstart, d.kstart,
+                                               d.imax, d.jmax, 1, d.jj, d.kk}),
+        in);
+    add(gpu::def_for(cols,
+                     sq::PressureThomas<T>{nullptr, nullptr, nullptr, nullptr, T(-2), 16, 21 * 24},
+                     Form::traverse2d),
+        cols);
+    add(gpu::def_for(
+            zcols,
+            sq::PressureThomasReal<T>{nullptr, nullptr, nullptr, nullptr, T(-2), 16, 40 * 24},
+            Form::traverse2d),
+        zcols);
+    add(gpu::def_for(copy, sq::PressurePencilCopy<T>{nullptr, nullptr, 0, 0, 1, 40, 960, 0, 0, 24,
+                                                     1, 960, 16, 0, -1}),
+        copy);
+    add(gpu::def_for(rows, sq::PressureHcFromComplex<T>{nullptr, nullptr, 40, 24}), rows);
+    add(gpu::def_for(half_rows, sq::PressureComplexFromHc<T>{nullptr, nullptr, 40, 24}), half_rows);
+    add(gpu::def_for(mirror, sq::PressureMirrorBottom<T>{nullptr, d.kstart, d.jj, d.kk},
+                     Form::traverse2d),
+        mirror);
+}
+
 TEST(GpuPressureCompile, KernelsCompileWithNvrtcForSm90) {
+    std::vector<Job> jobs;
+    std::mt19937_64 rng(2026);
+    add_jobs<float>(jobs, rng);
+    add_jobs<double>(jobs, rng);
+    std::set<std::string> keys;
+    for (const Job& j : jobs) keys.insert(j.def.key());
+    EXPECT_EQ(keys.size(), 16u); // eight kernels in two precisions, each its own tuning key
+    EXPECT_TRUE(keys.count("pressure_pencil_copy_double"));
+    EXPECT_TRUE(keys.count("pressure_thomas_float"));
     rt::RuntimeOptions o;
     o.use_device = false;
     o.arch = "sm_90";
     o.cache_dir = ""; // memory only: really compile
     rt::Runtime runtime(o);
-    for (const char* prec : {"float", "double"}) {
-        for (const rt::KernelDef& def : pressure_gpu_kernel_defs(prec)) {
-            const rt::ProblemSize size(40, 24, 16);
-            const rt::Config dflt = def.space().default_config();
-            rt::CompiledPtr c;
-            ASSERT_NO_THROW(c = runtime.compile(def, dflt, size)) << def.key();
-            ASSERT_TRUE(c);
-            // One other valid configuration, so the tunable parameters really vary.
-            int seen = 0;
-            def.space().for_each_valid(
-                size, rt::DeviceInfo::for_arch("sm_90"), [&](const rt::Config& cfg) {
-                    if (cfg == dflt) return true;
-                    EXPECT_NO_THROW(runtime.compile(def, cfg, size)) << def.key();
-                    ++seen;
-                    return false;
-                });
-            EXPECT_EQ(seen, 1) << def.key();
-        }
+    std::vector<rt::CompileSpec> specs;
+    for (const Job& j : jobs) specs.push_back(runtime.compile_spec(j.def, j.config, j.problem));
+    std::vector<rt::CompiledPtr> out;
+    ASSERT_NO_THROW(out = runtime.cache().get_all(specs));
+    ASSERT_EQ(out.size(), specs.size());
+    for (size_t n = 0; n < out.size(); ++n) {
+        EXPECT_TRUE(out[n] && !out[n]->cubin.empty()) << specs[n].description;
+        if (!out[n]) continue;
+        EXPECT_EQ(out[n]->log.find("warning"), std::string::npos) << specs[n].description << "\n"
+                                                                  << out[n]->log;
     }
 }
 
-// The tiled (shared-memory) transpose of the pencil copy, at both tile sizes.
-TEST(GpuPressureCompile, TiledPencilCopyCompiles) {
-    rt::RuntimeOptions o;
-    o.use_device = false;
-    o.arch = "sm_90";
-    o.cache_dir = "";
-    rt::Runtime runtime(o);
-    const rt::DeviceInfo h200 = rt::DeviceInfo::for_arch("sm_90");
-    for (const char* prec : {"float", "double"}) {
-        const auto defs = pressure_gpu_kernel_defs(prec);
-        const auto copy = std::find_if(defs.begin(), defs.end(), [&](const rt::KernelDef& d) {
-            return d.key() == std::string("pressure_gpu_pencil_copy_") + prec;
-        });
-        ASSERT_NE(copy, defs.end());
-        const rt::ProblemSize size(40, 24, 16);
-        for (const char* json : {R"({"tile": 32, "block_x": 32, "block_y": 8})",
-                                 R"({"tile": 64, "block_x": 64, "block_y": 4})"}) {
-            const rt::Config c = copy->space().config_from_json(nlohmann::json::parse(json));
-            EXPECT_TRUE(copy->space().is_valid(c, size, h200)) << json;
-            EXPECT_NO_THROW(runtime.compile(*copy, c, size)) << prec << " " << json;
-        }
-        // A tile needs block_x == tile.
-        const rt::Config bad = copy->space().config_from_json(
-            nlohmann::json::parse(R"({"tile": 32, "block_x": 64, "block_y": 4})"));
-        EXPECT_FALSE(copy->space().is_valid(bad, size, h200));
-    }
-}
+// ---- no device ----
 
-TEST(GpuPressureNoDevice, ConstructionThrowsWithTheReason) {
-    rt::RuntimeOptions o;
-    o.cache_dir = "";
-    rt::Runtime runtime(o);
-    ASSERT_FALSE(runtime.has_device()) << "SQUALL_CUDA_DRIVER should hide any GPU here";
+TEST(GpuPressureNoDevice, ConstructionNeedsTheActiveBackendWithADevice) {
     const Config cfg = ptest::make_case(8, 6, 4, false);
     const Grid<double> grid = Grid<double>::make(cfg, 1, 1, 0, 0);
     Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);
+    auto construct = [&] { PressureSolverGpu<double> solver(grid, decomp); };
+    EXPECT_THROW(construct(), std::logic_error);
+    rt::RuntimeOptions o;
+    o.use_device = false;
+    o.cache_dir = "";
+    gpu::Backend& b = gpu::activate(o);
+    ASSERT_FALSE(b.runtime().has_device()) << "SQUALL_CUDA_DRIVER should hide any GPU here";
     try {
-        PressureSolverGpu<double> solver(grid, decomp, runtime);
+        construct();
         ADD_FAILURE() << "constructed a GPU solver without a GPU";
     } catch (const rt::NoDeviceError& e) {
         const std::string what = e.what();
         EXPECT_NE(what.find("GPU pressure solver"), std::string::npos) << what;
-        EXPECT_NE(what.find(runtime.no_device_reason()), std::string::npos) << what;
+        EXPECT_NE(what.find(b.runtime().no_device_reason()), std::string::npos) << what;
     }
+    gpu::set_enabled(false);
+    EXPECT_THROW(construct(), std::logic_error);
+    gpu::deactivate();
+    EXPECT_THROW(gpu::set_enabled(true), std::logic_error);
+    EXPECT_FALSE(gpu::active());
     decomp.free();
 }
 
@@ -115,34 +251,29 @@ TEST(DeviceExchangeNoDevice, FallsBackToHostStagingWithTheReason) {
     EXPECT_NE(warnings[0].find("through host memory"), std::string::npos) << warnings[0];
 }
 
-// The GPU solver's steps on the host: the same layout, the same per-thread functions,
-// the same buffer roles (real buffer doubles as the Thomas scratch) and the contiguous
-// transform layout.
+// ---- the solve's steps on the host ----
+
+// The GPU solver's single-rank solve with the backend off: its steps (the same structs,
+// ranges and members), the same buffer roles (real buffer doubles as the Thomas scratch)
+// and the contiguous transform layout, FFTW for cuFFT.
 template <typename T>
 void emulate_gpu_solve(const Grid<T>& grid, Field3d<T>& p) {
+    ASSERT_FALSE(gpu::active());
     const GridDims& d = grid.d;
     const PressureGpuLayout<T> lay = PressureGpuLayout<T>::make(grid);
+    const SpectralSteps<T> steps = lay.steps(d, lay.bmat.data(), lay.coef.data());
     const long nreal = long(d.itot) * d.jtot * d.ktot, ncplx = lay.ncol * d.ktot;
     std::vector<T> real(std::size_t(std::max(nreal, ncplx)), std::numeric_limits<T>::quiet_NaN());
     std::vector<T> cplx(std::size_t(2 * ncplx), T(0));
-    const sq::PressurePackDims pd{
-        d.itot, d.jtot, d.ktot, d.istart, d.jstart, d.kstart, d.jj, d.kk, lay.needs_fft() ? 1 : 2};
     T* packed = lay.needs_fft() ? real.data() : cplx.data();
-    for (int k = 0; k < d.ktot; ++k)
-        for (int j = 0; j < d.jtot; ++j)
-            for (int i = 0; i < d.itot; ++i) sq::pressure_pack_point(pd, i, j, k, p.data(), packed);
+    steps.pack(p.data(), packed);
     int n[2] = {lay.nslow, lay.nfast};
     const int rank = lay.nslow > 1 ? 2 : 1;
     int* dims = rank == 2 ? n : n + 1;
     if (lay.needs_fft()) ptest::Fft<T>::run(true, rank, dims, d.ktot, real.data(), cplx.data());
-    for (long col = 0; col < lay.ncol; ++col)
-        sq::pressure_thomas_column<2>(col, lay.ncol, d.ktot, cplx.data(), real.data(),
-                                      lay.bmat.data(), lay.coef.data(), lay.top_mean);
+    steps.thomas(cplx.data(), real.data());
     if (lay.needs_fft()) ptest::Fft<T>::run(false, rank, dims, d.ktot, real.data(), cplx.data());
-    for (int k = 0; k < d.ktot; ++k)
-        for (int j = 0; j < d.jtot; ++j)
-            for (int i = 0; i < d.itot; ++i)
-                sq::pressure_unpack_point(pd, i, j, k, static_cast<const T*>(packed), p.data());
+    steps.unpack(packed, p.data());
 }
 
 template <typename T>
@@ -227,6 +358,11 @@ TEST(GpuPressureLayout, WavenumbersAndMeanMode) {
     EXPECT_NEAR(lay.bmat[3 + 4 * 2], expect, 1e-12 * std::abs(expect));
     // Uniform grid: the mean-mode top term is -2 c at the top level.
     EXPECT_NEAR(lay.top_mean, -2.0, 1e-12);
+    // The Thomas kernel's columns are (n, m) with n fastest: 4 x 4 of them.
+    const SpectralSteps<double> s = lay.steps(grid.d, nullptr, nullptr);
+    EXPECT_EQ(s.ncf, 4);
+    EXPECT_EQ(s.nslow, 4);
+    EXPECT_EQ(s.stride, 1);
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-#include "model/core/device_exchange.h"
+#include "model/comm/device_exchange.h"
 
 #include <cstdlib>
 #include <cstring>
