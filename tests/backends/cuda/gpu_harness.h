@@ -1,6 +1,6 @@
 #pragma once
 // Fills any tunable 3-D kernel struct with random non-zero data, on the host and on the
-// device, from the backend's parameter table (member names, kinds and offsets), runs the
+// device, from the kernel's declaration (member names, shapes and offsets), runs the
 // CPU path as the reference and compares device results with it (test_gpu_kernels).
 // Not to be confused with tests/kernels/reference/ref_harness.h, which runs a kernel on the
 // host against a slow reference written from docs/numerics.md.

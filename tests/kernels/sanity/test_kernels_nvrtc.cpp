@@ -1,8 +1,14 @@
 // Every physics header must compile under NVRTC (the GPU backend feeds them to it as
-// in-memory headers), for sm_90 in float and double. NVRTC needs no GPU, so this runs in CI.
+// in-memory headers), for sm_90 in float and double, with every kernel of every header's
+// KernelList instantiated. NVRTC needs no GPU, so this runs in CI.
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
+#include "kernels/pressure_spectral.cuh"
+#include "tests/support/all_kernels.h"
+
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -10,22 +16,36 @@
 
 namespace {
 
-const char* const kHeaders[] = {"common.cuh",   "declare.cuh",           "advec.cuh",
-                                "diff.cuh",     "diff_fused.cuh",        "thermo.cuh",
-                                "pressure.cuh", "pressure_spectral.cuh", "timeint.cuh"};
+using namespace squall::testing;
 
-// Kernels whose operator() updates fields, and reductions returning the point value.
-const char* const kVoidKernels[] = {
-    "AdvecU2",     "AdvecV2", "AdvecW2",   "AdvecS2",   "AdvecU2i5", "AdvecV2i5",  "AdvecW2i5",
-    "AdvecS2i5",   "Strain2", "EviscSmag", "DiffUSmag", "DiffVSmag", "DiffWSmag",  "DiffCSmag",
-    "DiffUVWSmag", "DiffU2",  "DiffV2",    "DiffW2",    "DiffC2",    "BuoyancyTh", "AdvecW2i5Buoy",
-    "AdvecW2Buoy", "PresIn",  "PresOut",   "PresOutRk", "RkUpdate",  "Sponge"};
-const char* const kReductions[] = {"DnSmag", "DnConst", "Divergence", "Cfl"};
-// The GPU pressure solver's kernels: per point, and per column (operator()(i, j)).
-const char* const kSpectralKernels[] = {"PressurePack", "PressureUnpack", "PressurePencilCopy",
-                                        "PressureHcFromComplex", "PressureComplexFromHc"};
-const char* const kColumnKernels[] = {"PressureThomas", "PressureThomasReal",
-                                      "PressureMirrorBottom"};
+// Every kernels/ header, by its short name as the GPU backend gives them to NVRTC.
+std::vector<std::string> headers() {
+    std::vector<std::string> out;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(SQUALL_SOURCE_DIR) + "/kernels"))
+        if (e.path().extension() == ".cuh") out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// One extern "C" wrapper per kernel and precision, so that each operator() is instantiated:
+// 3-D kernels at a point, per-column kernels at a column, reductions writing their value.
+template <class F>
+void add_wrapper(std::string& src, int& n) {
+    const std::string head =
+        "extern \"C\" __global__ void k" + std::to_string(n++) + "(" + type_name<F>() + " f";
+    if constexpr (PointKernel<F>)
+        src += head + ") { f(3 + int(threadIdx.x), 3 + int(blockIdx.y), 1 + int(blockIdx.z)); }\n";
+    else if constexpr (ColumnKernel<F>)
+        src += head + ") { f(3 + int(threadIdx.x), 3 + int(blockIdx.y)); }\n";
+    else
+        src += head + ", double* out) { out[threadIdx.x] = f(3 + int(threadIdx.x), 3, 1); }\n";
+}
+template <template <class> class... K>
+void add_wrappers(std::string& src, int& n, KernelList<K...>) {
+    (add_wrapper<K<float>>(src, n), ...);
+    (add_wrapper<K<double>>(src, n), ...);
+}
 
 std::string read_text(const std::string& path) {
     std::ifstream in(path);
@@ -34,41 +54,29 @@ std::string read_text(const std::string& path) {
     return ss.str();
 }
 
-// One extern "C" wrapper per struct and precision, so each operator() is instantiated.
-std::string wrapper_source() {
+std::string wrapper_source(const std::vector<std::string>& names) {
     std::string src;
-    for (const char* h : kHeaders) src += std::string("#include \"") + h + "\"\n";
-    for (const char* t : {"float", "double"}) {
-        for (const char* k : kVoidKernels)
-            src += std::string("extern \"C\" __global__ void ") + k + "_" + t + "(sq::" + k + "<" +
-                   t +
-                   "> f) { f(3 + int(threadIdx.x), 3 + int(blockIdx.y), 1 + int(blockIdx.z)); }\n";
-        for (const char* k : kSpectralKernels)
-            src += std::string("extern \"C\" __global__ void ") + k + "_" + t + "(sq::" + k + "<" +
-                   t + "> f) { f(int(threadIdx.x), int(blockIdx.y), int(blockIdx.z)); }\n";
-        for (const char* k : kColumnKernels)
-            src += std::string("extern \"C\" __global__ void ") + k + "_" + t + "(sq::" + k + "<" +
-                   t + "> f) { f(int(threadIdx.x), int(blockIdx.y)); }\n";
-        for (const char* k : kReductions)
-            src += std::string("extern \"C\" __global__ void ") + k + "_" + t + "(sq::" + k + "<" +
-                   t + "> f, " + t +
-                   "* out) { out[threadIdx.x] = f(3 + int(threadIdx.x), 3, 1); }\n";
-    }
+    for (const std::string& h : names) src += "#include \"" + h + "\"\n";
+    int n = 0;
+    add_wrappers(src, n, AllKernels{});
+    add_wrappers(src, n, sq::PressureSpectralKernels{});
     return src;
 }
 
 void compile(const char* std_option) {
+    const std::vector<std::string> files = headers();
+    ASSERT_GE(files.size(), 12u);
     std::vector<std::string> contents;
     std::vector<const char*> bodies, names;
-    for (const char* h : kHeaders) {
+    for (const std::string& h : files) {
         contents.push_back(read_text(std::string(SQUALL_SOURCE_DIR) + "/kernels/" + h));
         ASSERT_FALSE(contents.back().empty()) << "cannot read kernels/" << h;
     }
     for (size_t n = 0; n < contents.size(); ++n) {
         bodies.push_back(contents[n].c_str());
-        names.push_back(kHeaders[n]);
+        names.push_back(files[n].c_str());
     }
-    const std::string src = wrapper_source();
+    const std::string src = wrapper_source(files);
     nvrtcProgram prog;
     ASSERT_EQ(nvrtcCreateProgram(&prog, src.c_str(), "kernels_wrapper.cu", int(bodies.size()),
                                  bodies.data(), names.data()),

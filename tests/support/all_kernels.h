@@ -1,0 +1,100 @@
+#pragma once
+// Every kernel struct of kernels/, from the KernelList at the end of each header, sorted by
+// how a backend maps it onto points. A new kernel in an existing header needs no edit here;
+// a new header adds its list below. The GPU pressure solver's kernels
+// (kernels/pressure_spectral.cuh) index FFT layouts and have tests of their own.
+#include "kernels/advec.cuh"
+#include "kernels/boundary.cuh"
+#include "kernels/diagnostics.cuh"
+#include "kernels/diff.cuh"
+#include "kernels/diff_fused.cuh"
+#include "kernels/halo.cuh"
+#include "kernels/pressure.cuh"
+#include "kernels/surface.cuh"
+#include "kernels/thermo.cuh"
+#include "kernels/timeint.cuh"
+
+#include <concepts>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace squall::testing {
+
+using sq::KernelList;
+
+template <template <class> class... A, template <class> class... B>
+KernelList<A..., B...> operator+(KernelList<A...>, KernelList<B...>);
+using AllKernels = decltype(sq::AdvecKernels{} + sq::BoundaryKernels{} + sq::DiagnosticKernels{} +
+                            sq::DiffKernels{} + sq::DiffFusedKernels{} + sq::HaloKernels{} +
+                            sq::PressureKernels{} + sq::SurfaceKernels{} + sq::ThermoKernels{} +
+                            sq::TimeintKernels{});
+
+// The forms: operator()(i, j, k) returning void (3-D), operator()(i, j) (per column), or
+// returning the point's value (a reduction: max, or sum where F::summed).
+template <class F>
+concept PointKernel = requires(const F& f) {
+    { f(0, 0, 0) } -> std::same_as<void>;
+};
+template <class F>
+concept ColumnKernel = requires(const F& f) {
+    f(0, 0);
+};
+template <class F>
+concept Reduction = !PointKernel<F> && !ColumnKernel<F>;
+template <class F>
+constexpr bool is_halo() {
+    return std::string_view(F::name).starts_with("halo_");
+}
+
+template <class F>
+struct Is3d : std::bool_constant<PointKernel<F> && !is_halo<F>()> {};
+template <class F>
+struct Is2d : std::bool_constant<ColumnKernel<F>> {};
+template <class F>
+        struct IsMax : std::bool_constant < Reduction<F> &&
+    !requires {
+    F::summed;
+} > {};
+template <class F>
+    struct IsSum : std::bool_constant < Reduction<F>&& requires {
+    F::summed;
+} > {};
+
+// The kernels K of a list for which Keep<K<double>>::value holds.
+template <template <class> class Keep, template <class> class K>
+auto keep_if() {
+    if constexpr (Keep<K<double>>::value)
+        return KernelList<K>{};
+    else
+        return KernelList<>{};
+}
+template <template <class> class Keep, template <class> class... K>
+auto filter(KernelList<K...>) {
+    return (KernelList<>{} + ... + keep_if<Keep, K>());
+}
+
+// The model's tunable 3-D kernels, per-column kernels, reductions, and halo copies.
+using Kernels3d = decltype(filter<Is3d>(AllKernels{}));
+using Kernels2d = decltype(filter<Is2d>(AllKernels{}));
+using Reductions = decltype(filter<IsMax>(AllKernels{}));
+using SumReductions = decltype(filter<IsSum>(AllKernels{}));
+using HaloKernels = sq::HaloKernels;
+
+// w kernels run over kstart+1 <= k < kend, all others over kstart <= k < kend.
+template <class F>
+constexpr bool on_w_levels() {
+    return requires {
+        F::on_w_levels;
+    };
+}
+
+// The C++ spelling of F, e.g. "sq::AdvecU2i5<double>", from the compiler's pretty name.
+template <class F>
+std::string type_name() {
+    const std::string_view p = __PRETTY_FUNCTION__; // "... [with F = sq::AdvecU2i5<double>; ..."
+    const size_t a = p.find("F = ") + 4;
+    return std::string(p.substr(a, p.find_first_of(";]", a) - a));
+}
+
+} // namespace squall::testing
