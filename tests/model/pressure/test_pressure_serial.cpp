@@ -130,11 +130,3 @@ INSTANTIATE_TEST_SUITE_P(Modes, PressureEigen,
                                            Mode{12, 10, 15, true, true}, Mode{11, 3, 2, true, true},
                                            Mode{0, 0, 0, false, false},
                                            Mode{0, 0, 3, false, false}));
-
-int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
-    ::testing::InitGoogleTest(&argc, argv);
-    const int rc = RUN_ALL_TESTS();
-    MPI_Finalize();
-    return rc;
-}

@@ -219,11 +219,3 @@ TEST(GpuPressure, RecordingNotesTheKernels) {
 }
 
 } // namespace
-
-int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
-    ::testing::InitGoogleTest(&argc, argv);
-    const int rc = RUN_ALL_TESTS();
-    MPI_Finalize();
-    return rc;
-}
