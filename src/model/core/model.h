@@ -10,6 +10,7 @@
 #include "model/config/config.h"
 #include "model/core/fields.h"
 #include "model/core/halo.h"
+#include "model/core/interior.h"
 #include "model/core/metrics.h"
 #include "model/decomp.h"
 #include "model/grid.h"
@@ -107,6 +108,11 @@ private:
     void sample_stats();
 
     sq::Range3 range_c() const; // centred interior (3-D kernels: interior_of<F>, interior.h)
+    // Launches k over its interior with the grid's members set (interior.h: on_grid).
+    template <class K>
+    void launch_on_grid(const K& k) const {
+        launch_interior(g_.d, on_grid(k, g_, m_));
+    }
     sq::Range3 range_2d() const;
     double allreduce_max(double v) const;
     double allreduce_sum(double v) const;
