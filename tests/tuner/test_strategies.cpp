@@ -158,7 +158,7 @@ TEST(TunerStrategies, UnknownNameThrows) {
 }
 
 // The median over three seeds of the best found at 200 evaluations, relative to the
-// optimum. The default configuration is at ~2x and uniform sampling at ~1.4x; the bounds
+// optimum. The default configuration is at 1.87x and uniform sampling at ~1.4x; the bounds
 // hold with margin for the strategies as they are, and fail when a guided strategy's
 // proposals are replaced by uniform samples.
 TEST(TunerStrategies, ReachNearTheOptimum) {
