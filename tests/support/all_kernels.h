@@ -15,8 +15,6 @@
 #include "kernels/timeint.cuh"
 
 #include <concepts>
-#include <string>
-#include <string_view>
 #include <type_traits>
 
 namespace squall::testing {
@@ -42,9 +40,14 @@ concept ColumnKernel = requires(const F& f) {
 };
 template <class F>
 concept Reduction = !PointKernel<F> && !ColumnKernel<F>;
+// Whether F is one of the list's kernels (in either precision).
+template <class F, template <class> class... K>
+constexpr bool in_list(KernelList<K...>) {
+    return ((std::is_same_v<F, K<float>> || std::is_same_v<F, K<double>>) || ...);
+}
 template <class F>
 constexpr bool is_halo() {
-    return std::string_view(F::name).starts_with("halo_");
+    return in_list<F>(sq::HaloKernels{});
 }
 
 template <class F>
@@ -87,14 +90,6 @@ constexpr bool on_w_levels() {
     return requires {
         F::on_w_levels;
     };
-}
-
-// The C++ spelling of F, e.g. "sq::AdvecU2i5<double>", from the compiler's pretty name.
-template <class F>
-std::string type_name() {
-    const std::string_view p = __PRETTY_FUNCTION__; // "... [with F = sq::AdvecU2i5<double>; ..."
-    const size_t a = p.find("F = ") + 4;
-    return std::string(p.substr(a, p.find_first_of(";]", a) - a));
 }
 
 } // namespace squall::testing

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -127,6 +128,19 @@ std::vector<Member> declared_members() {
     Declarer d(F::name, &f);
     f.declare(d);
     return std::move(d).finish(sizeof(F), detail::aggregate_members<F>());
+}
+
+template <class F>
+constexpr std::string_view pretty_name() {
+    return __PRETTY_FUNCTION__;
+}
+// The C++ spelling of F for NVRTC's name expression, from the compiler's pretty name
+// ("... [with F = sq::AdvecU2i5<double>; ...]").
+template <class F>
+std::string type_name() {
+    const std::string_view p = pretty_name<F>();
+    const size_t a = p.find("F = ") + 4;
+    return std::string(p.substr(a, p.find_first_of(";]", a) - a));
 }
 
 template <class F>

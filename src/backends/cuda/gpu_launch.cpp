@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <stdexcept>
 
 namespace squall::gpu {
@@ -40,7 +41,7 @@ Entry& Backend::entry(const KernelType& t, const Variant& v) {
     const std::string key = entry_key(t, v);
     auto it = index_.find(key);
     if (it != index_.end()) return *it->second;
-    Entry& e = entries_.emplace_back(Entry{t, v, make_def(t, v), flat_layout(t), {}});
+    Entry& e = entries_.emplace_back(Entry{t, v, make_def(t, v), {}});
     index_.emplace(key, &e);
     return e;
 }
@@ -82,13 +83,15 @@ void Backend::launch_struct(const Entry& e, const void* f, size_t) {
     e.instance.launch_args(nullptr, params, 1);
 }
 
-void Backend::launch_flat(const Entry& e, const void* f, int nlev) {
+void launch_members(const rt::KernelInstance& k, const KernelType& t, const void* f, int nlev) {
     void* params[40];
-    const auto& off = e.flat->offsets;
-    for (size_t n = 0; n < off.size(); ++n)
-        params[n] = const_cast<char*>(static_cast<const char*>(f)) + off[n];
-    params[off.size()] = &nlev;
-    e.instance.launch_args(nullptr, params, off.size() + 1);
+    const size_t n = t.members.size();
+    if (n >= std::size(params))
+        throw std::logic_error("GPU backend: kernel '" + t.name + "' has too many members");
+    for (size_t a = 0; a < n; ++a)
+        params[a] = const_cast<char*>(static_cast<const char*>(f)) + t.members[a].offset;
+    params[n] = &nlev;
+    k.launch_args(nullptr, params, n + 1);
 }
 
 double Backend::reduce(Entry& e, const void* f, bool sum) {
@@ -103,7 +106,7 @@ double Backend::reduce(Entry& e, const void* f, bool sum) {
     auto it = finals_.find(acc + (sum ? "+" : "max"));
     if (it == finals_.end()) {
         KernelType ft{"reduce_final", "", acc, 0, sum ? Form::reduce_sum : Form::reduce_max};
-        Entry fe{ft, Variant{}, make_reduce_final_def(acc, sum ? 1 : 0), nullptr, {}};
+        Entry fe{ft, Variant{}, make_reduce_final_def(acc, sum ? 1 : 0), {}};
         fe.instance = runtime_->instantiate(fe.def, rt::ProblemSize(1));
         it = finals_.emplace(acc + (sum ? "+" : "max"), std::move(fe)).first;
     }

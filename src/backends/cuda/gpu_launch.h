@@ -23,7 +23,6 @@ struct Entry {
     KernelType type;
     Variant variant;
     rt::KernelDef def;
-    const FlatLayout* flat = nullptr;
     rt::KernelInstance instance; // invalid until compiled
     rt::ProblemSize problem() const;
 };
@@ -54,7 +53,6 @@ public:
 
     // Launch helpers (non-template part of the dispatch).
     void launch_struct(const Entry& e, const void* f, size_t size);
-    void launch_flat(const Entry& e, const void* f, int nlev);
     double reduce(Entry& e, const void* f, bool sum);
 
     uint64_t generation() const { return generation_; }
@@ -74,19 +72,6 @@ namespace detail {
 inline bool g_active = false;
 inline Backend* g_backend = nullptr;
 inline uint64_t g_generation = 0;
-
-template <class F>
-constexpr std::string_view pretty_name() {
-    return __PRETTY_FUNCTION__;
-}
-// The C++ spelling of F for NVRTC's name expression, from the compiler's pretty name
-// ("... [with F = sq::AdvecU2i5<double>; ...]").
-template <class F>
-std::string type_name() {
-    const std::string_view p = pretty_name<F>();
-    const size_t a = p.find("F = ") + 4;
-    return std::string(p.substr(a, p.find_first_of(";]", a) - a));
-}
 
 template <template <class> class K, class T>
 T value_type_of(const K<T>*);
@@ -163,17 +148,16 @@ inline rt::ProblemSize problem_of(const sq::Range3& r) {
     return rt::ProblemSize(r.i1 - r.i0, r.j1 - r.j0, r.k1 - r.k0);
 }
 
+// Launches a flat kernel (KernelType::flat): each declared member of the struct at f as a
+// parameter, then the level count nlev.
+void launch_members(const rt::KernelInstance& k, const KernelType& t, const void* f, int nlev);
+
 // Launches a 3-D kernel with an explicit instance of def_for(r, f) (tests, benchmarks).
 template <class F>
 void launch_instance(const rt::KernelInstance& k, const sq::Range3& r, const F& f) {
-    const FlatLayout* flat = flat_layout(detail::kernel_type<F>(Form::traverse3d));
-    if (!flat) return k.launch(nullptr, f);
-    void* params[32];
-    for (size_t n = 0; n < flat->offsets.size(); ++n)
-        params[n] = const_cast<char*>(reinterpret_cast<const char*>(&f)) + flat->offsets[n];
-    int nlev = r.k1 + 1;
-    params[flat->offsets.size()] = &nlev;
-    k.launch_args(nullptr, params, flat->offsets.size() + 1);
+    const KernelType t = detail::kernel_type<F>(Form::traverse3d);
+    if (!t.flat()) return k.launch(nullptr, f);
+    launch_members(k, t, &f, r.k1 + 1);
 }
 
 template <class F>
@@ -183,8 +167,8 @@ void launch(const sq::Range3& r, const F& f) {
     if (b.recording()) return b.note(e);
     if (!e.instance.valid()) [[unlikely]]
         b.ensure(e);
-    if (e.flat)
-        b.launch_flat(e, &f, r.k1 + 1);
+    if (e.type.flat())
+        launch_members(e.instance, e.type, &f, r.k1 + 1);
     else
         e.instance.launch(nullptr, f);
 }

@@ -4,8 +4,6 @@
 #include "embedded/gpu_kernel_sources.h"
 #include "runtime/term.h"
 
-#include <map>
-#include <mutex>
 #include <stdexcept>
 
 namespace squall::gpu {
@@ -63,22 +61,10 @@ rt::SourcesPtr kernel_sources() {
     return sources;
 }
 
-const FlatLayout* flat_layout(const KernelType& t) {
-    if (t.form != Form::traverse3d || t.members.empty()) return nullptr;
-    static std::mutex mutex;
-    static std::map<std::string, FlatLayout> layouts;
-    std::lock_guard<std::mutex> lock(mutex);
-    auto done = layouts.find(t.key());
-    if (done != layouts.end()) return &done->second;
-    FlatLayout l;
-    for (const Member& m : t.members) l.offsets.push_back(m.offset);
-    return &layouts.emplace(t.key(), std::move(l)).first->second;
-}
-
 rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     using rt::P;
     const sq::Range3& r = v.range;
-    const bool flat = flat_layout(t) != nullptr;
+    const bool flat = t.flat();
     const char* fn = t.form == Form::traverse2d   ? "sq_traverse_2d"
                      : t.form == Form::traverse3d ? (flat ? "sq_traverse_flat" : "sq_traverse")
                                                   : "sq_reduce";
@@ -93,7 +79,7 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     d.define("SQ_JJ", v.jj).define("SQ_KK", v.kk);
     switch (t.form) {
     case Form::traverse3d:
-        add_traverse3d(d, t, flat);
+        add_traverse3d(d, t);
         break;
     case Form::traverse2d:
         d.tune("block_x", {32, 64, 128, 256}, 128)

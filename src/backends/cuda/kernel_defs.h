@@ -33,6 +33,10 @@ struct KernelType {
     std::vector<PlaneBox> plane_boxes{};
     int plane_lookahead = 0, plane_shift = 0;
     std::string key() const { return name + "_" + prec; }
+    // A declared 3-D kernel takes its members as separate parameters (plus the level count
+    // used for capture sizes), so that SQUALL_CAPTURE can describe and save every array;
+    // the others take the struct as one parameter.
+    bool flat() const { return form == Form::traverse3d && !members.empty(); }
 };
 
 // The compile-time constants of one variant besides the tunables.
@@ -40,16 +44,6 @@ struct Variant {
     sq::Range3 range;
     int jj = 0, kk = 0;
 };
-
-// Byte offsets of the members of a declared 3-D kernel: the traversal takes the members
-// as separate parameters (plus the level count used for capture sizes), so that
-// SQUALL_CAPTURE can describe and save every array.
-struct FlatLayout {
-    std::vector<size_t> offsets;
-};
-
-// nullptr unless t is a 3-D traversal with a declaration.
-const FlatLayout* flat_layout(const KernelType& t);
 
 // The definition of one variant (tunables, restrictions, defines, geometry, arguments).
 rt::KernelDef make_def(const KernelType& t, const Variant& v);

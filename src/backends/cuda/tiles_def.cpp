@@ -10,7 +10,7 @@
 
 namespace squall::gpu {
 
-void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
+void add_traverse3d(rt::KernelDef& d, const KernelType& t) {
     namespace sp = space;
     using rt::P;
     auto values = [](const auto& a) { return std::vector<rt::Value>(a.begin(), a.end()); };
@@ -51,7 +51,7 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat) {
     d.tune("group", values(sp::group), 1).define("SQ_GROUP", P("group"));
     // Levels a block marches through: chunks of block_z * tile_z levels, or single levels
     // in the planes traversal.
-    const bool planes = t.deferrable && flat && !t.plane_boxes.empty();
+    const bool planes = t.deferrable && t.flat() && !t.plane_boxes.empty();
     if (planes)
         add_planes(d, t);
     else

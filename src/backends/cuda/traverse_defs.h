@@ -12,9 +12,8 @@
 namespace squall::gpu {
 
 // tiles_def.cpp: the generic tiled traversal (tiles.cuh) with every 3-D tunable, and the
-// planes traversal on top for the kernels that declare plane inputs (flat: the members are
-// the kernel's parameters).
-void add_traverse3d(rt::KernelDef& d, const KernelType& t, bool flat);
+// planes traversal on top for the flat kernels that declare plane inputs.
+void add_traverse3d(rt::KernelDef& d, const KernelType& t);
 
 // planes_def.cpp: the planes traversal's tunables, restrictions, defines and shared memory
 // (after every other tunable), and the tensor maps of its inputs (after the arguments).

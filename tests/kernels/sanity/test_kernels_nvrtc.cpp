@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
+#include "backends/cuda/declared.h"
 #include "kernels/pressure_spectral.cuh"
 #include "tests/support/all_kernels.h"
 
@@ -32,8 +33,8 @@ std::vector<std::string> headers() {
 // 3-D kernels at a point, per-column kernels at a column, reductions writing their value.
 template <class F>
 void add_wrapper(std::string& src, int& n) {
-    const std::string head =
-        "extern \"C\" __global__ void k" + std::to_string(n++) + "(" + type_name<F>() + " f";
+    const std::string head = "extern \"C\" __global__ void k" + std::to_string(n++) + "(" +
+                             squall::gpu::type_name<F>() + " f";
     if constexpr (PointKernel<F>)
         src += head + ") { f(3 + int(threadIdx.x), 3 + int(blockIdx.y), 1 + int(blockIdx.z)); }\n";
     else if constexpr (ColumnKernel<F>)
