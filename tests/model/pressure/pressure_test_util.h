@@ -3,10 +3,13 @@
 // independent residual check of the discrete Poisson operator on a global array, and
 // FFTW standing in for cuFFT in the host emulations of the GPU solver.
 #include <fftw3.h>
+#include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "model/config/config.h"
@@ -14,6 +17,22 @@
 #include "model/grid.h"
 
 namespace squall::ptest {
+
+// This rank and the npx x npy layout the test was started with (argv[1] argv[2], 1 x 1
+// without them); aborts when the layout does not use every rank.
+struct RankLayout {
+    int rank, nprocs, npx, npy;
+};
+inline RankLayout rank_layout(int argc, char** argv) {
+    RankLayout l{0, 1, argc > 2 ? std::atoi(argv[1]) : 1, argc > 2 ? std::atoi(argv[2]) : 1};
+    MPI_Comm_rank(MPI_COMM_WORLD, &l.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &l.nprocs);
+    if (l.npx * l.npy != l.nprocs) {
+        if (l.rank == 0) std::fprintf(stderr, "need npx*npy == number of ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return l;
+}
 
 inline Config make_case(int itot, int jtot, int ktot, bool stretched) {
     Config cfg;

@@ -127,14 +127,7 @@ int check_case(const Decomposition& decomp, int itot, int jtot, int ktot, bool s
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
-    int nprocs = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    const int npx = argc > 2 ? std::atoi(argv[1]) : 1;
-    const int npy = argc > 2 ? std::atoi(argv[2]) : 1;
-    if (npx * npy != nprocs) {
-        std::fprintf(stderr, "need npx*npy == number of ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    const auto [rank, nprocs, npx, npy] = ptest::rank_layout(argc, argv);
     int failures = 0;
     {
         Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, npx, npy);

@@ -22,15 +22,7 @@ using namespace squall;
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
-    int rank = 0, nprocs = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    const int npx = argc > 2 ? std::atoi(argv[1]) : 1;
-    const int npy = argc > 2 ? std::atoi(argv[2]) : 1;
-    if (npx * npy != nprocs) {
-        if (rank == 0) std::fprintf(stderr, "need npx*npy == number of ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    const auto [rank, nprocs, npx, npy] = ptest::rank_layout(argc, argv);
     int failures = 0;
     {
         // The solver's kernels go through the GPU backend (every rank on device 0).
