@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/tune_command.h"
 #include "model/config/config.h"
 #include "model/core/model.h"
 
@@ -50,10 +51,17 @@ int main(int argc, char** argv) {
                   "print the time of every kernel per step at the end (as SQUALL_PROFILE=1)");
     CLI::App* check = app.add_subcommand("check", "validate a case and print its resolved form");
     add_case_options(check);
+    squall::app::TuneArgs tune_args;
+    CLI::App* tune = squall::app::add_tune_command(app, tune_args);
 
     int code = 0;
     try {
         app.parse(argc, argv);
+        if (tune->parsed()) {
+            code = squall::app::run_tune(tune_args);
+            MPI_Finalize();
+            return code;
+        }
         if (!backend.empty()) overrides.push_back("model.backend=" + backend);
         squall::Config cfg = squall::load_config(case_file, overrides);
         if (check->parsed()) {

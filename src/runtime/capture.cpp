@@ -23,6 +23,26 @@ namespace squall::rt {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+const char* squall_version() {
+    return SQUALL_VERSION;
+}
+const char* squall_git_revision() {
+    return SQUALL_GIT_REVISION_BUILT;
+}
+
+namespace {
+CaptureSink& sink_storage() {
+    static CaptureSink sink;
+    return sink;
+}
+} // namespace
+void set_capture_sink(CaptureSink sink) {
+    sink_storage() = std::move(sink);
+}
+const CaptureSink& capture_sink() {
+    return sink_storage();
+}
+
 bool glob_match(std::string_view pattern, std::string_view text) {
     // Iterative matcher with backtracking to the last '*'.
     size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
@@ -335,6 +355,7 @@ std::string write_capture(const std::string& dir, Capture& c) {
         }
     }
     json doc = {{"type", "squall-capture"},         {"version", 2},
+                {"squall_version", squall_version()}, {"git_revision", squall_git_revision()},
                 {"key", c.kernel.value("key", "")}, {"kernel", c.kernel},
                 {"problem_size", c.problem.extent}, {"config", c.config},
                 {"device_name", c.device_name},     {"arguments", args}};
@@ -452,6 +473,8 @@ Capture load_capture(const std::string& json_path, bool verify) {
         if (doc.at("type") != "squall-capture" ||
             (doc.at("version") != 1 && doc.at("version") != 2))
             throw CaptureError("not a version 1 or 2 squall capture");
+        c.squall_version = doc.value("squall_version", "");
+        c.git_revision = doc.value("git_revision", "");
         c.kernel = doc.at("kernel");
         c.config = doc.at("config");
         c.device_name = doc.value("device_name", "");

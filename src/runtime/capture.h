@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -90,6 +91,8 @@ struct CapturedStruct {
 enum class ArgKind : uint8_t { scalar, array, structure };
 
 struct Capture {
+    // The squall that wrote it (SQUALL_VERSION, git revision); empty in older captures.
+    std::string squall_version, git_revision;
     nlohmann::json kernel; // KernelDef::to_json()
     ProblemSize problem;
     nlohmann::json config;
@@ -119,6 +122,17 @@ std::string write_capture(const std::string& dir, Capture& capture);
 // Loads a capture and its data files. With verify, a hash mismatch (a flipped byte)
 // or a wrong file size throws CaptureError naming the file.
 Capture load_capture(const std::string& json_path, bool verify = true);
+
+// This build's squall version and git revision, as captures and wisdom record them.
+const char* squall_version();
+const char* squall_git_revision();
+
+// Where captures go instead of files, process-wide: a tuner running a case in-process
+// takes each capture (arrays on the host) as it is made. Empty (the default): files.
+class Runtime;
+using CaptureSink = std::function<void(Runtime&, Capture&)>;
+void set_capture_sink(CaptureSink sink);
+const CaptureSink& capture_sink();
 
 // Rebuilds a raw value from its bytes (for scalars).
 Value scalar_value(DType t, const void* bytes);

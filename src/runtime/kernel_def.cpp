@@ -228,8 +228,10 @@ ArgDef make_arg(std::string name, bool is_array, DType type, Access access, std:
 }
 } // namespace
 
-KernelDef& KernelDef::arg_array(std::string name, DType type, Access access, std::string count) {
+KernelDef& KernelDef::arg_array(std::string name, DType type, Access access, std::string count,
+                                Partials partials) {
     args_.push_back(make_arg(std::move(name), true, type, access, std::move(count)));
+    args_.back().partials = partials;
     return *this;
 }
 

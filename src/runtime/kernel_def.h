@@ -61,6 +61,10 @@ struct TextOrExpr {
 // Kernel argument description, needed for capture (array sizes and directions).
 enum class DType : uint8_t { i8, u8, i16, u16, i32, u32, i64, u64, f32, f64 };
 enum class Access : uint8_t { in, out, inout };
+// An output array of per-block partial results (a reduction's first pass): its first
+// grid-size entries are combined by the second pass, so only their sum or maximum is
+// comparable across configurations.
+enum class Partials : uint8_t { none, sum, max };
 size_t dtype_size(DType t);
 const char* dtype_name(DType t);
 DType dtype_from_name(const std::string& name); // throws std::invalid_argument
@@ -79,6 +83,7 @@ struct ArgDef {
     // members included), or whole_allocation: capture saves the allocation the pointer
     // lies in and where in it the pointer points (fields with leading padding, pools).
     std::string count;
+    Partials partials = Partials::none;
     // A struct passed by value (arg_struct): its size and the members capture reads out
     // of it. A member is an array or scalar at a byte offset, not a launch argument.
     size_t struct_bytes = 0;
@@ -178,7 +183,8 @@ public:
     KernelDef& preferred_carveout(std::string percent);
 
     // Argument layout (optional; required for capture).
-    KernelDef& arg_array(std::string name, DType type, Access access, std::string count);
+    KernelDef& arg_array(std::string name, DType type, Access access, std::string count,
+                         Partials partials = Partials::none);
     KernelDef& arg_scalar(std::string name, DType type);
     // A struct argument of `bytes` bytes; member_array/member_scalar describe what lies
     // in the last one declared (throws std::logic_error without one or past its end).

@@ -19,6 +19,7 @@ nlohmann::json arg_json(const ArgDef& a) {
     j["access"] = access_name(a.access);
     j["count"] = a.count;
     if (a.offset) j["offset"] = a.offset;
+    if (a.partials != Partials::none) j["partials"] = a.partials == Partials::sum ? "sum" : "max";
     return j;
 }
 
@@ -35,6 +36,8 @@ ArgDef arg_from_json(const nlohmann::json& j) {
     a.access = access_from_name(j.at("access"));
     a.count = j.at("count").get<std::string>();
     a.offset = j.value("offset", size_t(0));
+    const std::string partials = j.value("partials", "");
+    a.partials = partials == "sum" ? Partials::sum : partials == "max" ? Partials::max : Partials::none;
     return a;
 }
 } // namespace

@@ -17,8 +17,10 @@ struct ReplayCheck {
     std::string name;
     uint64_t count = 0;     // elements compared
     uint64_t differing = 0; // elements whose bytes differ
-    double max_abs = 0;     // floating types: largest |replayed - captured|
+    double max_abs = 0;     // floating types: largest |replayed - captured| (inf: a NaN)
     double max_rel = 0;     // ... relative to |captured| (absolute where it is 0)
+    double max_ref = 0;     // largest |captured| (for a deviation relative to the array)
+    Partials partials = Partials::none; // compared through their sum or maximum only
 };
 
 struct ReplayResult {
@@ -28,13 +30,50 @@ struct ReplayResult {
             if (o.differing) return false;
         return true;
     }
+    // Largest max_abs / max_ref over the outputs (0 when identical).
+    double deviation() const;
 };
 
-// Uploads the capture's arrays into fresh buffers (arrays saved once for two aliased
-// arguments stay aliased; null stays null), builds its struct arguments with the new
-// pointers, launches the kernel once with `config` (default: the captured one) and
-// compares every written array. Throws CaptureError when the capture cannot be
-// replayed (a configuration invalid here) and NoDeviceError without a device.
+// A capture's arrays on the device, for launching its kernel again and again: the saved
+// inputs (arrays saved once for two aliased arguments stay aliased; null stays null), a
+// copy of every written array as it was before the launch, and the reference outputs,
+// compared on the device.
+class DeviceCapture {
+public:
+    // Throws CaptureError when the capture cannot be replayed (short data files, a
+    // captured configuration invalid here) and NoDeviceError without a device.
+    DeviceCapture(Runtime& rt, const Capture& c);
+
+    const Capture& capture() const { return *capture_; }
+    const KernelDef& def() const { return def_; }
+    const Config& captured_config() const { return config_; }
+    // Bytes a launch must move at least: every saved array read once, written ones also
+    // written once.
+    uint64_t min_bytes() const;
+
+    // Written arrays back to their contents before the launch.
+    void restore();
+    // Launches k (an instance of def() at the capture's problem) on the saved arguments.
+    void launch(const KernelInstance& k, StreamHandle stream = nullptr);
+    // Compares every written array with the reference, after launch(k) and a sync.
+    ReplayResult compare(const KernelInstance& k);
+
+private:
+    Runtime* rt_;
+    const Capture* capture_;
+    KernelDef def_;
+    Config config_;
+    LaunchGeometry captured_geometry_;
+    std::vector<DeviceBuffer> buffers_, pristine_, reference_;
+    std::vector<DevicePtr> pointers_;
+    std::vector<std::vector<char>> structs_;
+    std::vector<void*> params_;
+    std::vector<Partials> partials_;
+    DeviceBuffer result_; // the compare kernel's four counters
+};
+
+// Runs the capture's kernel once with `config` (default: the captured one) on a fresh
+// DeviceCapture and compares every written array.
 ReplayResult replay_capture(Runtime& rt, const Capture& c,
                             const std::optional<Config>& config = std::nullopt);
 

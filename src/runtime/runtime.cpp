@@ -207,6 +207,16 @@ KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const C
     return k;
 }
 
+void Runtime::unload(const KernelInstance& k) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = instances_.begin(); it != instances_.end(); ++it)
+        if (it->second.get() == k.state_) {
+            Driver::get().module_unload(it->second->module);
+            instances_.erase(it);
+            return;
+        }
+}
+
 std::vector<Runtime::Loaded> Runtime::loaded_instances() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<Loaded> out;
@@ -250,7 +260,9 @@ void Runtime::observed_launch(InstanceState& s, StreamHandle stream, void** para
 // itself always happens exactly once.
 void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** params, size_t count,
                              const std::function<void()>& launch) {
-    if (s.capture_done) return launch();
+    // A capture sink (a tuner) launches kernels of its own: those are never captured.
+    static thread_local bool in_sink = false;
+    if (s.capture_done || in_sink) return launch();
 
     bool take = false;
     {
@@ -300,6 +312,23 @@ void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** param
             if (!c.arrays[i].has_data() || c.arrays[i].access == Access::in) continue;
             c.arrays[i].after.resize(c.arrays[i].bytes());
             drv.download(c.arrays[i].after.data(), from[i], c.arrays[i].bytes());
+        }
+        c.squall_version = squall_version();
+        c.git_revision = squall_git_revision();
+        if (const CaptureSink& sink = capture_sink()) {
+            for (auto& a : c.arrays) {
+                a.hash_before = hash64(a.before.data(), a.before.size());
+                a.hash_after = hash64(a.after.data(), a.after.size());
+            }
+            in_sink = true;
+            try {
+                sink(*this, c);
+            } catch (...) {
+                in_sink = false;
+                throw;
+            }
+            in_sink = false;
+            return;
         }
         std::string path = write_capture(capture_.dir, c);
         log_info("captured '{}' at {} ({:.1f} MiB) to {}", s.def.key(), s.problem.to_string(),

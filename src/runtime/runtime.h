@@ -126,6 +126,10 @@ public:
     KernelInstance instantiate(const KernelDef& def, const ProblemSize& p);
     KernelInstance instantiate(const KernelDef& def, const ProblemSize& p, const Config& c);
 
+    // Unloads k's module and forgets the instance (a tuner's candidates); every handle
+    // to it becomes invalid. The compiled code stays in the cache.
+    void unload(const KernelInstance& k);
+
     struct Request {
         const KernelDef* def;
         ProblemSize problem;

@@ -75,7 +75,14 @@ std::optional<rt::Config> Strategy::random_unseen() {
         auto c = space_->sample(rng_, problem_, device_);
         if (c && !seen(*c)) return c;
     }
-    return std::nullopt;
+    // A small space (a 2-D kernel, a reduction) is listed, so that every valid
+    // configuration is reached; a large one never is.
+    if (space_->raw_size() > (1u << 16)) return std::nullopt;
+    std::vector<rt::Config> unseen;
+    for (rt::Config& c : space_->enumerate(problem_, device_))
+        if (!seen(c)) unseen.push_back(std::move(c));
+    if (unseen.empty()) return std::nullopt;
+    return unseen[std::uniform_int_distribution<size_t>(0, unseen.size() - 1)(rng_)];
 }
 
 std::vector<rt::Config> Strategy::unseen_neighbours(const rt::Config& c) {

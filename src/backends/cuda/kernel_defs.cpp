@@ -39,9 +39,11 @@ void add_struct_args(rt::KernelDef& d, const KernelType& t) {
             d.member_scalar(m.name, type, m.offset);
     }
     if (t.form == Form::reduce_sum)
-        d.arg_array("partial", rt::DType::f64, rt::Access::out, rt::whole_allocation);
+        d.arg_array("partial", rt::DType::f64, rt::Access::out, rt::whole_allocation,
+                    rt::Partials::sum);
     else if (t.form == Form::reduce_max)
-        d.arg_array("partial", real_dtype(t.prec), rt::Access::out, rt::whole_allocation);
+        d.arg_array("partial", real_dtype(t.prec), rt::Access::out, rt::whole_allocation,
+                    rt::Partials::max);
 }
 
 } // namespace

@@ -1,0 +1,200 @@
+#include "app/tune_command.h"
+
+#include "model/config/config.h"
+#include "model/core/model.h"
+#include "runtime/log.h"
+#include "runtime/wisdom.h"
+#include "tuner/session.h"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+namespace squall::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Ranks {
+    int rank = 0, size = 1;
+    Ranks() {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+    }
+};
+
+// scripts/plot-tune next to the project's wisdom/, else in the source tree.
+std::string plot_script() {
+    const std::string w = rt::project_wisdom_dir();
+    for (fs::path root : {fs::path(w).parent_path(), fs::path(SQUALL_SOURCE_DIR)}) {
+        std::error_code ec;
+        if (!root.empty() && fs::exists(root / "scripts" / "plot-tune", ec))
+            return (root / "scripts" / "plot-tune").string();
+    }
+    return {};
+}
+
+tuner::SessionOptions session_options(const TuneArgs& a) {
+    tuner::SessionOptions o;
+    o.tune.strategy = a.strategy;
+    o.tune.seed = a.seed;
+    o.tune.budget = {a.evals, a.seconds};
+    o.total = {a.total_evals, a.total_seconds};
+    o.out_dir = a.out_dir;
+    o.journal_dir = a.journal_dir;
+    o.from_default = a.from_default;
+    o.verify.tolerant = a.tolerant;
+    return o;
+}
+
+void finish(const tuner::Session& s, const TuneArgs& a, const Ranks& r) {
+    if (s.rows().empty()) return;
+    const std::string who = r.size > 1 ? fmt::format("rank {}: ", r.rank) : "";
+    fmt::print("\n{}{}", who, tuner::format_table(s.rows()));
+    fmt::print("{}{}\n{}wisdom merged into {}\n", who, s.summary(), who, a.out_dir);
+    if (a.plot.empty()) return;
+    const std::string script = plot_script();
+    if (script.empty() || s.journals().empty()) {
+        rt::log_warn("--plot: {}", script.empty() ? "scripts/plot-tune not found"
+                                                  : "no journals (--no-journal)");
+        return;
+    }
+    std::string cmd = "python3 '" + script + "'";
+    for (const auto& j : s.journals()) cmd += " '" + j + "'";
+    const std::string out = r.size > 1 ? fmt::format("{}.rank{}.png", a.plot, r.rank) : a.plot;
+    cmd += " -o '" + out + "'";
+    if (std::system(cmd.c_str()) != 0) rt::log_warn("--plot: {} failed", cmd);
+}
+
+// Every tunable kernel the case launches in its first steps, tuned where it is captured
+// (in this process, so that no capture goes to disk). Ranks share the kernels out.
+int tune_case(const TuneArgs& a, const Ranks& ranks) {
+    std::vector<std::string> overrides = a.overrides;
+    overrides.push_back("model.backend=gpu");
+    overrides.push_back(fmt::format("time.max_steps={}", a.steps));
+    const fs::path run_dir = fs::path(a.out_dir) / "case-run";
+    overrides.push_back("output.dir=" + run_dir.string());
+    const Config cfg = load_config(a.case_file, overrides);
+    setenv("SQUALL_CAPTURE", a.only.empty() ? "*" : a.only.c_str(), 1);
+    setenv("SQUALL_CAPTURE_SKIP", "0", 1);
+    setenv("SQUALL_CAPTURE_MAX_MB", "1048576", 1);
+
+    std::unique_ptr<tuner::Session> session;
+    size_t seen = 0, errors = 0;
+    rt::set_capture_sink([&](rt::Runtime& rt, rt::Capture& c) {
+        if (seen++ % size_t(ranks.size) != size_t(ranks.rank)) return;
+        if (!session || !session->budget_left()) {
+            if (session) return;
+            session = std::make_unique<tuner::Session>(rt, session_options(a));
+        }
+        const std::string source = fmt::format("{} (launch of {})", a.case_file,
+                                               c.kernel.value("key", std::string("?")));
+        try {
+            session->tune(c, source);
+        } catch (const std::exception& e) {
+            ++errors;
+            rt::log_error("tuning {} failed: {}", source, e.what());
+        }
+    });
+    int code = 0;
+    try {
+        code = run_case(cfg);
+    } catch (...) {
+        rt::set_capture_sink({});
+        throw;
+    }
+    rt::set_capture_sink({});
+    std::error_code ec;
+    fs::remove_all(run_dir, ec);
+    if (!session) {
+        rt::log_error("the case launched no tunable kernel on this rank");
+        return 1;
+    }
+    finish(*session, a, ranks);
+    return code != 0 || errors ? 1 : 0;
+}
+
+int tune_captures(const TuneArgs& a, const Ranks& ranks) {
+    rt::RuntimeOptions ro;
+    ro.capture = rt::CaptureSettings{}; // never capture the tuner's own launches
+    int devices = 1;
+    try {
+        devices = std::max(1, rt::Driver::get().device_count());
+    } catch (const std::exception&) {
+    }
+    ro.device = ranks.rank % devices;
+    rt::Runtime rt(ro);
+    if (!rt.has_device()) throw std::runtime_error("squall tune needs a GPU: " + rt.no_device_reason());
+    tuner::Session session(rt, session_options(a));
+    int failures = 0;
+    for (size_t n = 0; n < a.captures.size(); ++n) {
+        if (n % size_t(ranks.size) != size_t(ranks.rank)) continue;
+        if (!session.budget_left()) {
+            rt::log_warn("total budget spent; {} and later captures not tuned", a.captures[n]);
+            break;
+        }
+        try {
+            const rt::Capture c = rt::load_capture(a.captures[n]);
+            session.tune(c, a.captures[n]);
+        } catch (const std::exception& e) {
+            ++failures;
+            rt::log_error("{}", e.what());
+        }
+    }
+    finish(session, a, ranks);
+    return failures ? 1 : 0;
+}
+
+} // namespace
+
+CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
+    CLI::App* t = app.add_subcommand(
+        "tune", "tune kernels for this GPU: captured launches, or every kernel of a case");
+    t->add_option("captures", a.captures, "capture files (CAPTURE.json, from SQUALL_CAPTURE)");
+    t->add_option("--case", a.case_file, "run this case a few steps and tune every kernel it launches");
+    t->add_option("--set", a.overrides, "override a case key (with --case)");
+    t->add_option("--steps", a.steps, "time steps of the case to run (with --case)")
+        ->check(CLI::Range(1, 1000));
+    t->add_option("--only", a.only, "kernel key patterns to tune, e.g. 'advec*,diff_uvw_*' (with --case)");
+    t->add_option("--strategy", a.strategy, "random, local, annealing or forest")
+        ->check(CLI::IsMember({"random", "local", "annealing", "forest"}));
+    t->add_option("--seed", a.seed, "seed of the search");
+    t->add_option("--time", a.seconds, "wall seconds per kernel (0: no limit)")->check(CLI::NonNegativeNumber);
+    t->add_option("--evals", a.evals, "evaluations per kernel (0: no limit)");
+    t->add_option("--total-time", a.total_seconds, "wall seconds for all kernels (0: no limit)")
+        ->check(CLI::NonNegativeNumber);
+    t->add_option("--total-evals", a.total_evals, "evaluations for all kernels (0: no limit)");
+    t->add_option("--out", a.out_dir, "wisdom directory to merge into (default: the user's, which squall run searches)");
+    t->add_option("--journal", a.journal_dir, "journal directory (default: OUT/journal); a rerun resumes from it");
+    t->add_flag("--no-journal", a.no_journal, "keep no journal");
+    t->add_flag("--from-default", a.from_default, "start from the default, not the current wisdom");
+    t->add_flag("--tolerant", a.tolerant, "accept outputs within round-off of the reference, not only bitwise equal ones");
+    t->add_option("--plot", a.plot, "write a PNG of the best time against wall time");
+    return t;
+}
+
+int run_tune(TuneArgs a) {
+    const Ranks ranks;
+    if (a.captures.empty() == a.case_file.empty())
+        throw std::runtime_error("squall tune: give capture files or --case CASE.yaml (one of them)");
+    if (a.out_dir.empty()) a.out_dir = rt::user_wisdom_dir();
+    if (a.out_dir.empty())
+        throw std::runtime_error("squall tune: no wisdom directory; give --out DIR");
+    if (a.no_journal)
+        a.journal_dir.clear();
+    else if (a.journal_dir.empty())
+        a.journal_dir = (fs::path(a.out_dir) / "journal").string();
+    if (!a.case_file.empty()) {
+        rt::Runtime probe({.use_device = true, .capture = rt::CaptureSettings{}});
+        if (!probe.has_device())
+            throw std::runtime_error("squall tune needs a GPU: " + probe.no_device_reason());
+        return tune_case(a, ranks);
+    }
+    return tune_captures(a, ranks);
+}
+
+} // namespace squall::app

@@ -1,0 +1,120 @@
+#include "tuner/session.h"
+
+#include "runtime/hash.h"
+#include "runtime/log.h"
+#include "runtime/wisdom.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace squall::tuner {
+
+namespace {
+
+std::string problem_text(const rt::ProblemSize& p) {
+    return fmt::format("{}x{}x{}", p.extent[0], p.extent[1], p.extent[2]);
+}
+
+// The captured data: every saved array's hashes, in order.
+std::string capture_hash(const rt::Capture& c) {
+    rt::Hasher h;
+    h.add(c.kernel.dump());
+    for (const auto& a : c.arrays) h.add(a.hash_before).add(a.hash_after);
+    return rt::hex64(h.digest());
+}
+
+} // namespace
+
+void check_capture_version(const rt::Capture& c, const std::string& source) {
+    if (c.squall_version != rt::squall_version())
+        throw rt::CaptureError(fmt::format(
+            "capture {} was written by squall {}, this is squall {}: capture it again with "
+            "this version",
+            source, c.squall_version.empty() ? "older than 0.1" : c.squall_version,
+            rt::squall_version()));
+    if (c.git_revision != rt::squall_git_revision())
+        rt::log_warn("capture {} comes from revision {}, this squall is {}; its kernel "
+                     "definition is the captured one",
+                     source, c.git_revision, rt::squall_git_revision());
+}
+
+Session::Session(rt::Runtime& rt, SessionOptions options) : rt_(&rt), o_(std::move(options)) {
+    ceiling_ = copy_bandwidth(rt);
+}
+
+bool Session::budget_left() const {
+    return !(o_.total.seconds > 0 && wall_ >= o_.total.seconds) &&
+           !(o_.total.evaluations > 0 && evaluations_ >= o_.total.evaluations);
+}
+
+void Session::tune(const rt::Capture& c, const std::string& source) {
+    check_capture_version(c, source);
+    rt::DeviceCapture dc(*rt_, c);
+    const rt::KernelDef& def = dc.def();
+    const rt::ProblemSize& p = c.problem;
+    CaptureEvaluator evaluator(*rt_, dc, o_.verify, o_.timing);
+
+    TuneOptions to = o_.tune;
+    if (o_.total.seconds > 0)
+        to.budget.seconds = std::min(to.budget.seconds > 0 ? to.budget.seconds : 1e300,
+                                     std::max(1.0, o_.total.seconds - wall_));
+    if (o_.total.evaluations > 0)
+        to.budget.evaluations =
+            std::min(to.budget.evaluations > 0 ? to.budget.evaluations : SIZE_MAX,
+                     std::max<size_t>(1, o_.total.evaluations - evaluations_));
+    if (!o_.from_default) to.start = rt_->select(def, p).config;
+
+    JournalHeader h{def.key(), rt_->device().name, to.strategy, p, to.seed, default_batch(to),
+                    rt::hex64(rt::hash64(c.kernel.dump())), capture_hash(c)};
+    std::unique_ptr<Journal> journal;
+    if (o_.journal_dir.empty()) {
+        journal = std::make_unique<Journal>(def.space(), h);
+    } else {
+        const std::string path =
+            fmt::format("{}/{}_{}_{}_s{}.jsonl", o_.journal_dir, def.key(), problem_text(p),
+                        to.strategy, to.seed);
+        journal = std::make_unique<Journal>(def.space(), h, path);
+        journals_.push_back(path);
+    }
+    const std::string label = fmt::format("[{}] {} {}", ++tuned_, def.key(), problem_text(p));
+    line_.start(label);
+    if (o_.progress) to.progress = [this](const Progress& pr) { line_.update(pr); };
+    const TuneResult r = tuner::tune(def.space(), p, rt_->device(), evaluator, *journal, to);
+    line_.finish();
+
+    wall_ += r.wall, gpu_wait_ += r.gpu_wait, compiled_ += r.compiled;
+    evaluations_ += r.evaluations - r.from_journal;
+    TableRow row{def.key(), problem_text(p), r.baseline_seconds, r.best_seconds};
+    if (r.best_seconds > 0) row.ceiling_fraction = double(dc.min_bytes()) / r.best_seconds / ceiling_;
+    row.evaluations = r.evaluations, row.rejected = r.rejected, row.failed = r.failed;
+    row.from_journal = r.from_journal;
+    rows_.push_back(row);
+    if (!r.rejection.empty())
+        rt::log_info("{}: {} candidate(s) rejected by verification; the first: {}", label,
+                     r.rejected, r.rejection);
+    if (evaluator.inexact())
+        rt::log_info("{}: {} candidate(s) differ from the reference within the tolerance", label,
+                     evaluator.inexact());
+
+    rt::WisdomRecord rec;
+    rec.problem = p;
+    rec.config = r.best;
+    rec.time = r.best_seconds;
+    rec.default_time = r.baseline_seconds;
+    rec.env = rt::current_provenance(rt_->device());
+    rec.tuning.capture_hash = capture_hash(c);
+    rec.tuning.strategy = to.strategy;
+    rec.tuning.evaluations = int(r.evaluations);
+    rec.tuning.rejected = int(r.rejected + r.failed);
+    rt::merge_wisdom(o_.out_dir, def.key(), def.space(), {rec});
+}
+
+std::string Session::summary() const {
+    return fmt::format("{} kernel(s) in {:.1f} s: {} compiled ({:.1f} per second), GPU waiting "
+                       "for compiles {:.0f} % of the time; copy ceiling {:.2f} TB/s",
+                       rows_.size(), wall_, compiled_, wall_ > 0 ? compiled_ / wall_ : 0,
+                       wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0, ceiling_ * 1e-12);
+}
+
+} // namespace squall::tuner

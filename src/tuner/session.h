@@ -1,0 +1,54 @@
+// A tuning session: captured launches tuned one after another on this process's GPU
+// within a total budget, each result merged into a wisdom directory, a table at the end.
+#pragma once
+
+#include "runtime/runtime.h"
+#include "tuner/capture_evaluator.h"
+#include "tuner/report.h"
+
+#include <string>
+#include <vector>
+
+namespace squall::tuner {
+
+struct SessionOptions {
+    TuneOptions tune;  // strategy, seed and the budget per kernel
+    Budget total;      // for all kernels together
+    std::string out_dir;     // wisdom written here (merged)
+    std::string journal_dir; // one journal per kernel; empty: in memory
+    bool from_default = false; // start from the default, not the current wisdom's choice
+    VerifyPolicy verify;
+    TimingOptions timing;
+    bool progress = true;
+};
+
+// Throws rt::CaptureError, naming `source`, for a capture another squall version wrote.
+void check_capture_version(const rt::Capture& c, const std::string& source);
+
+class Session {
+public:
+    Session(rt::Runtime& rt, SessionOptions options);
+
+    // Tunes one captured launch and merges its record into out_dir. Problems with the
+    // capture throw rt::CaptureError naming `source`.
+    void tune(const rt::Capture& c, const std::string& source);
+    bool budget_left() const;
+
+    const std::vector<TableRow>& rows() const { return rows_; }
+    const std::vector<std::string>& journals() const { return journals_; }
+    // Wall time, compile throughput and how long the GPU waited for compiles.
+    std::string summary() const;
+    double copy_ceiling() const { return ceiling_; }
+
+private:
+    rt::Runtime* rt_;
+    SessionOptions o_;
+    double ceiling_ = 0; // copy bandwidth, bytes/s
+    ProgressLine line_;
+    std::vector<TableRow> rows_;
+    std::vector<std::string> journals_;
+    double wall_ = 0, gpu_wait_ = 0;
+    size_t compiled_ = 0, evaluations_ = 0, tuned_ = 0;
+};
+
+} // namespace squall::tuner

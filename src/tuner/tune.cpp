@@ -1,0 +1,247 @@
+#include "tuner/tune.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace squall::tuner {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Compile workers: tasks run in submission order on `threads` threads. Dropping the pool
+// skips the tasks not started and waits for the running ones.
+class CompilePool {
+public:
+    explicit CompilePool(unsigned threads) {
+        for (unsigned n = 0; n < threads; ++n) workers_.emplace_back([this] { work(); });
+    }
+    ~CompilePool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+            queue_.clear();
+        }
+        ready_.notify_all();
+        for (auto& w : workers_) w.join();
+    }
+    std::shared_future<std::string> submit(std::function<std::string()> task) {
+        auto job = std::make_shared<std::packaged_task<std::string()>>(std::move(task));
+        std::shared_future<std::string> f = job->get_future().share();
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            queue_.push_back([job] { (*job)(); });
+        }
+        ready_.notify_one();
+        return f;
+    }
+
+private:
+    void work() {
+        for (;;) {
+            std::function<void()> job;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                ready_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+                if (stop_) return;
+                job = std::move(queue_.front());
+                queue_.pop_front();
+            }
+            job();
+        }
+    }
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<std::function<void()>> queue_;
+    std::vector<std::thread> workers_;
+    bool stop_ = false;
+};
+
+unsigned threads_of(const TuneOptions& o) {
+    return o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+} // namespace
+
+std::vector<double> Evaluator::remeasure(const std::vector<rt::Config>& cs, int rounds) {
+    std::vector<std::vector<double>> t(cs.size());
+    for (int r = 0; r < rounds; ++r)
+        for (size_t n = 0; n < cs.size(); ++n) {
+            const Measurement m = measure(cs[n]);
+            if (m.status == Status::ok) t[n].push_back(m.seconds);
+        }
+    std::vector<double> out;
+    for (auto& v : t) out.push_back(v.empty() ? INFINITY : median(v));
+    return out;
+}
+
+size_t default_batch(const TuneOptions& o) {
+    return o.batch ? o.batch : 2 * size_t(threads_of(o));
+}
+
+TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
+                const rt::DeviceInfo& device, Evaluator& evaluator, Journal& journal,
+                const TuneOptions& o) {
+    const Clock::time_point t0 = Clock::now();
+    const double earlier = journal.resumed_seconds();
+    auto elapsed = [&] {
+        return earlier + std::chrono::duration<double>(Clock::now() - t0).count();
+    };
+    auto time_up = [&] { return o.budget.seconds > 0 && elapsed() >= o.budget.seconds; };
+
+    TuneResult r;
+    r.baseline = space.default_config();
+    if (const auto& f = journal.final_record()) { // finished before: nothing to measure
+        r.best = f->config, r.best_seconds = f->seconds, r.baseline_seconds = f->default_seconds;
+        r.evaluations = r.from_journal = f->evaluations;
+        r.rejected = f->rejected;
+        r.complete_from_journal = true;
+        return r;
+    }
+
+    StrategyOptions so;
+    so.seed = o.seed;
+    so.start = o.start;
+    so.budget = o.budget.evaluations ? o.budget.evaluations : 200;
+    const auto strategy = make_strategy(o.strategy, space, problem, device, so);
+    CompilePool pool(threads_of(o));
+    const size_t batch = default_batch(o);
+
+    std::vector<Evaluation> history;
+    Progress progress;
+    auto report = [&] {
+        progress.evaluations = history.size();
+        progress.elapsed = elapsed();
+        progress.seconds_left =
+            o.budget.seconds > 0 ? std::max(0.0, o.budget.seconds - progress.elapsed) : -1;
+        if (strategy->best()) progress.best = strategy->best_seconds();
+        if (o.progress) o.progress(progress);
+    };
+    // One candidate: from the journal, or compiled (by `compiled`, else here) and measured.
+    auto evaluate = [&](const rt::Config& c, std::shared_future<std::string>* compiled,
+                        bool is_default) {
+        if (const Evaluation* e = journal.find(c)) {
+            ++r.from_journal, ++progress.from_journal;
+            history.push_back(*e);
+            return *e;
+        }
+        Evaluation e;
+        e.config = c;
+        e.is_default = is_default;
+        const Clock::time_point w0 = Clock::now();
+        const std::string error = compiled ? compiled->get() : evaluator.prepare(c);
+        r.gpu_wait += std::chrono::duration<double>(Clock::now() - w0).count();
+        ++r.compiled;
+        if (!error.empty()) {
+            e.status = Status::compile, e.detail = error;
+        } else {
+            const Measurement m = evaluator.measure(c);
+            e.status = m.status, e.seconds = m.seconds, e.detail = m.detail;
+        }
+        e.t = elapsed();
+        journal.append(e);
+        history.push_back(e);
+        return e;
+    };
+    auto count = [&](const Evaluation& e) {
+        if (e.status == Status::verify) {
+            ++r.rejected, ++progress.rejected;
+            if (r.rejection.empty()) r.rejection = e.detail;
+        } else if (e.status != Status::ok) {
+            ++r.failed;
+        }
+    };
+
+    // The default first: the baseline, and proof that the measurement works at all.
+    const Evaluation base = evaluate(r.baseline, nullptr, true);
+    count(base);
+    if (base.status != Status::ok)
+        throw std::runtime_error(fmt::format("the default configuration fails ({}): {}",
+                                             status_name(base.status), base.detail));
+    strategy->tell(r.baseline, base.seconds);
+    progress.baseline = base.seconds;
+    report();
+
+    struct Slot {
+        rt::Config config;
+        std::shared_future<std::string> compiled;
+    };
+    std::deque<std::vector<Slot>> in_flight;
+    size_t asked = 1;
+    auto ask_batch = [&] {
+        if (time_up() || (o.budget.evaluations && asked >= o.budget.evaluations)) return false;
+        const size_t n =
+            o.budget.evaluations ? std::min(batch, o.budget.evaluations - asked) : batch;
+        std::vector<Slot> slots;
+        for (rt::Config& c : strategy->ask(n)) {
+            Slot s{std::move(c), {}};
+            if (!journal.find(s.config)) {
+                const rt::Config copy = s.config;
+                s.compiled = pool.submit([&evaluator, copy] { return evaluator.prepare(copy); });
+            }
+            slots.push_back(std::move(s));
+        }
+        if (slots.empty()) return false;
+        asked += slots.size();
+        in_flight.push_back(std::move(slots));
+        return true;
+    };
+    bool stopped = false;
+    while (!stopped) {
+        while (in_flight.size() < 2 && ask_batch()) {
+        }
+        if (in_flight.empty()) break;
+        std::vector<Slot> slots = std::move(in_flight.front());
+        in_flight.pop_front();
+        std::vector<std::pair<rt::Config, std::optional<double>>> told;
+        for (Slot& s : slots) {
+            if (time_up() && !journal.find(s.config)) {
+                stopped = true;
+                break;
+            }
+            const Evaluation e = evaluate(s.config, s.compiled.valid() ? &s.compiled : nullptr, false);
+            count(e);
+            told.emplace_back(e.config, e.status == Status::ok ? std::optional(e.seconds)
+                                                               : std::nullopt);
+            report();
+        }
+        for (auto& [c, t] : told) strategy->tell(c, t);
+        if (time_up()) stopped = true;
+    }
+    r.evaluations = history.size();
+
+    // The leading candidates and the default, measured again, interleaved.
+    std::vector<const Evaluation*> ok;
+    for (const Evaluation& e : history)
+        if (e.status == Status::ok && !e.is_default) ok.push_back(&e);
+    std::stable_sort(ok.begin(), ok.end(),
+                     [](const Evaluation* a, const Evaluation* b) { return a->seconds < b->seconds; });
+    std::vector<rt::Config> finalists{r.baseline};
+    for (size_t n = 0; n < ok.size() && finalists.size() <= o.finalists; ++n)
+        finalists.push_back(ok[n]->config);
+    const std::vector<double> t = evaluator.remeasure(finalists, o.final_rounds);
+    size_t win = 0;
+    for (size_t n = 1; n < t.size(); ++n)
+        if (t[n] < t[win]) win = n;
+    r.best = finalists[win], r.best_seconds = t[win], r.baseline_seconds = t[0];
+    journal.finish({r.best, r.best_seconds, r.baseline_seconds, r.evaluations, r.rejected});
+    r.wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    progress.best = r.best_seconds, progress.baseline = r.baseline_seconds;
+    report();
+    return r;
+}
+
+} // namespace squall::tuner

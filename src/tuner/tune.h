@@ -1,0 +1,87 @@
+// One kernel's tune: a strategy's candidates compiled on every core ahead of the GPU,
+// measured one at a time on the measuring thread, every result in the journal, and the
+// leading candidates measured again before the winner is chosen.
+//
+// The schedule is fixed: ask a batch, compile it while the batch before it is measured,
+// tell the measured batch in order, ask the next. So for one seed the same measurements
+// give the same search, and a resumed tune (journal.h) repeats an interrupted one.
+#pragma once
+
+#include "tuner/journal.h"
+#include "tuner/strategy.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace squall::tuner {
+
+// What measuring one candidate gave.
+struct Measurement {
+    Status status = Status::ok;
+    double seconds = 0;
+    std::string detail;
+};
+
+// Compiles and measures candidates; the tuner knows nothing else about them.
+class Evaluator {
+public:
+    virtual ~Evaluator() = default;
+    // On a compile worker, any thread: prepares c (an NVRTC compile through the cache).
+    // Returns the error, empty on success.
+    virtual std::string prepare(const rt::Config& c) = 0;
+    // On the measuring thread, after prepare succeeded: verifies c's outputs and times it.
+    virtual Measurement measure(const rt::Config& c) = 0;
+    // The median of `rounds` further measurements of each of cs, interleaved (the
+    // finalists; all verified before). Default: measure() again.
+    virtual std::vector<double> remeasure(const std::vector<rt::Config>& cs, int rounds);
+};
+
+struct Budget {
+    size_t evaluations = 0; // 0: no limit
+    double seconds = 0;     // wall time, 0: no limit
+    bool limited() const { return evaluations > 0 || seconds > 0; }
+};
+
+// The state shown while a tune runs.
+struct Progress {
+    size_t evaluations = 0, rejected = 0, from_journal = 0;
+    double elapsed = 0;          // wall seconds, including earlier runs from the journal
+    double best = 0, baseline = 0; // seconds; 0 while unknown
+    double seconds_left = -1;    // -1: no time budget
+};
+
+struct TuneOptions {
+    std::string strategy = "annealing";
+    uint64_t seed = 1;
+    Budget budget{0, 30};
+    size_t batch = 0;            // candidates per batch; 0: twice the compile threads
+    unsigned compile_threads = 0; // 0: hardware concurrency
+    size_t finalists = 3;        // leading candidates measured again
+    int final_rounds = 5;
+    std::optional<rt::Config> start; // the current wisdom's configuration
+    std::function<void(const Progress&)> progress;
+};
+
+struct TuneResult {
+    rt::Config best, baseline; // baseline: the space's default
+    double best_seconds = 0, baseline_seconds = 0;
+    size_t evaluations = 0, rejected = 0, failed = 0, from_journal = 0;
+    double wall = 0;           // seconds of this run (not the journal's earlier ones)
+    double gpu_wait = 0;       // seconds the measuring thread waited for a compile
+    size_t compiled = 0;       // candidates compiled in this run
+    bool complete_from_journal = false;
+    std::string rejection;     // the first verification failure, for the report
+};
+
+// The batch size a tune uses by default.
+size_t default_batch(const TuneOptions& o);
+
+// Throws JournalError, std::invalid_argument (an unknown strategy) and whatever the
+// evaluator throws for a reason that is not the candidate's (a lost device). No valid
+// configuration at all, or a default that fails, throws std::runtime_error.
+TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
+                const rt::DeviceInfo& device, Evaluator& evaluator, Journal& journal,
+                const TuneOptions& options);
+
+} // namespace squall::tuner

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# squall tune without a GPU: a non-zero exit and a message that says so, for a case and
+# for capture files (CUDA_VISIBLE_DEVICES= hides any GPU this machine has).
+set -u
+squall=$1 case_file=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+for args in "--case $case_file" "$tmp/none.json"; do
+    out=$(CUDA_VISIBLE_DEVICES= "$squall" tune $args --out "$tmp/w" 2>&1)
+    rc=$?
+    echo "$out"
+    [ $rc -ne 0 ] || fail "squall tune $args exited 0 without a GPU"
+    grep -q "needs a GPU" <<<"$out" || fail "no 'needs a GPU' message for squall tune $args"
+done
+[ ! -e "$tmp/w" ] || fail "a wisdom directory was written"
+echo PASS

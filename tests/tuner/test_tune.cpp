@@ -1,0 +1,255 @@
+// The tuning pipeline (tuner/tune.h) with a synthetic evaluator over the real space of
+// advec_u_2i5: budgets, failures, the journal and its resumption. No GPU.
+#include "tests/tuner/synthetic.h"
+#include "tuner/session.h"
+#include "tuner/tune.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+
+namespace {
+
+using namespace squall;
+using namespace squall::tuner;
+using namespace squall::tuner::testing;
+namespace fs = std::filesystem;
+
+// Times from the objective; candidates whose key hashes to chosen residues fail to
+// compile or verify. After `crash_after` measurements it throws, as a lost machine would.
+class SyntheticEvaluator : public Evaluator {
+public:
+    explicit SyntheticEvaluator(const Case& c) : case_(&c), f_(c) {}
+    std::string prepare(const rt::Config& c) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++prepared;
+        return residue(c) == 1 ? "synthetic compile error" : "";
+    }
+    Measurement measure(const rt::Config& c) override {
+        if (crash_after && measured == crash_after) throw std::runtime_error("machine lost");
+        ++measured;
+        if (residue(c) == 2) return {Status::verify, 0, "synthetic wrong output"};
+        return {Status::ok, f_(c) * 1e-3, {}};
+    }
+    size_t prepared = 0, measured = 0, crash_after = 0;
+    bool failures = true;
+
+private:
+    int residue(const rt::Config& c) const {
+        if (!failures || c == case_->space().default_config()) return 0;
+        return int(std::hash<std::string>()(case_->space().format(c)) % 13);
+    }
+    const Case* case_;
+    Objective f_;
+    std::mutex mutex_;
+};
+
+JournalHeader header_of(const Case& c, const TuneOptions& o) {
+    return {"advec_u_2i5_double", "synthetic", o.strategy, c.problem, o.seed, default_batch(o),
+            "def", "data"};
+}
+
+TuneOptions options(size_t evals) {
+    TuneOptions o;
+    o.strategy = "annealing";
+    o.seed = 7;
+    o.budget = {evals, 0};
+    o.batch = 8;
+    o.compile_threads = 2;
+    return o;
+}
+
+struct TempDir {
+    fs::path path = fs::temp_directory_path() / ("squall_tune_" + std::to_string(::getpid()));
+    TempDir() { fs::create_directories(path); }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+TEST(Tune, SpendsTheBudgetAndCountsFailures) {
+    const Case& c = cases()[0];
+    SyntheticEvaluator ev(c);
+    const TuneOptions o = options(120);
+    Journal j(c.space(), header_of(c, o));
+    const TuneResult r = tune(c.space(), c.problem, c.device, ev, j, o);
+    EXPECT_EQ(r.evaluations, 120u);
+    EXPECT_EQ(j.recorded().size(), 120u);
+    EXPECT_TRUE(j.recorded().front().is_default);
+    EXPECT_EQ(j.recorded().front().config, c.space().default_config());
+    size_t verify = 0, compile = 0;
+    for (const Evaluation& e : j.recorded()) {
+        verify += e.status == Status::verify;
+        compile += e.status == Status::compile;
+        EXPECT_TRUE(c.space().is_valid(e.config, c.problem, c.device));
+    }
+    EXPECT_GT(verify, 0u);
+    EXPECT_GT(compile, 0u);
+    EXPECT_EQ(r.rejected, verify);
+    EXPECT_EQ(r.failed, compile);
+    // The winner is a measured success, at least as fast as every one measured.
+    const Objective f(c);
+    double fastest = 1e300;
+    for (const Evaluation& e : j.recorded())
+        if (e.status == Status::ok) fastest = std::min(fastest, e.seconds);
+    EXPECT_DOUBLE_EQ(r.best_seconds, fastest);
+    EXPECT_DOUBLE_EQ(r.best_seconds, f(r.best) * 1e-3);
+    EXPECT_DOUBLE_EQ(r.baseline_seconds, f(c.space().default_config()) * 1e-3);
+    EXPECT_LT(r.best_seconds, r.baseline_seconds);
+    ASSERT_TRUE(j.final_record().has_value());
+    EXPECT_EQ(j.final_record()->config, r.best);
+}
+
+TEST(Tune, ATimeBudgetStops) {
+    const Case& c = cases()[0];
+    SyntheticEvaluator ev(c);
+    TuneOptions o = options(0);
+    o.budget.seconds = 0.3;
+    Journal j(c.space(), header_of(c, o));
+    const auto t0 = std::chrono::steady_clock::now();
+    const TuneResult r = tune(c.space(), c.problem, c.device, ev, j, o);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_GT(r.evaluations, 1u);
+    EXPECT_LT(s, 3.0); // the budget, the batch being measured and the final measurements
+}
+
+TEST(Tune, FailingDefaultIsAnError) {
+    const Case& c = cases()[0];
+    class Broken : public Evaluator {
+        std::string prepare(const rt::Config&) override { return "no compiler"; }
+        Measurement measure(const rt::Config&) override { return {}; }
+    } ev;
+    const TuneOptions o = options(10);
+    Journal j(c.space(), header_of(c, o));
+    try {
+        tune(c.space(), c.problem, c.device, ev, j, o);
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("no compiler"), std::string::npos) << e.what();
+    }
+}
+
+// Stopped midway by a lost machine, then resumed from the journal: the same final record
+// as an uninterrupted tune with the same seed, and nothing measured twice.
+TEST(Tune, ResumesFromTheJournal) {
+    const Case& c = cases()[0];
+    const TuneOptions o = options(150);
+    TempDir dir;
+
+    SyntheticEvaluator whole(c);
+    Journal jw(c.space(), header_of(c, o), (dir.path / "whole.jsonl").string());
+    const TuneResult uninterrupted = tune(c.space(), c.problem, c.device, whole, jw, o);
+
+    const std::string path = (dir.path / "resumed.jsonl").string();
+    SyntheticEvaluator first(c);
+    first.crash_after = 61;
+    {
+        Journal j(c.space(), header_of(c, o), path);
+        EXPECT_THROW(tune(c.space(), c.problem, c.device, first, j, o), std::runtime_error);
+    }
+    // A killed process may leave its last line cut short.
+    { std::ofstream(path, std::ios::app) << "{\"n\":61,\"config\":{\"blo"; }
+    SyntheticEvaluator second(c);
+    Journal j(c.space(), header_of(c, o), path);
+    const size_t kept = j.recorded().size(); // 61 measured, and the failed compiles
+    EXPECT_GT(kept, 61u);
+    EXPECT_LT(kept, 100u);
+    const TuneResult resumed = tune(c.space(), c.problem, c.device, second, j, o);
+    EXPECT_EQ(resumed.from_journal, kept);
+    EXPECT_EQ(resumed.best, uninterrupted.best);
+    EXPECT_DOUBLE_EQ(resumed.best_seconds, uninterrupted.best_seconds);
+    EXPECT_EQ(resumed.evaluations, uninterrupted.evaluations);
+    EXPECT_EQ(resumed.rejected, uninterrupted.rejected);
+    // Each configuration measured once (and the finalists again at the end).
+    EXPECT_EQ(first.measured + second.measured, whole.measured);
+    // The journals hold the same evaluations in the same order.
+    ASSERT_EQ(j.recorded().size(), jw.recorded().size());
+    for (size_t n = 0; n < j.recorded().size(); ++n) {
+        EXPECT_EQ(j.recorded()[n].config, jw.recorded()[n].config) << n;
+        EXPECT_EQ(j.recorded()[n].status, jw.recorded()[n].status) << n;
+    }
+    // A finished tune resumed again measures nothing.
+    SyntheticEvaluator third(c);
+    Journal again(c.space(), header_of(c, o), path);
+    const TuneResult done = tune(c.space(), c.problem, c.device, third, again, o);
+    EXPECT_TRUE(done.complete_from_journal);
+    EXPECT_EQ(done.best, uninterrupted.best);
+    EXPECT_EQ(third.measured, 0u);
+}
+
+TEST(Journal, AnotherTunesJournalIsMovedAside) {
+    const Case& c = cases()[0];
+    TempDir dir;
+    const std::string path = (dir.path / "j.jsonl").string();
+    TuneOptions o = options(20);
+    {
+        SyntheticEvaluator ev(c);
+        Journal j(c.space(), header_of(c, o), path);
+        tune(c.space(), c.problem, c.device, ev, j, o);
+    }
+    o.seed = 8; // another search
+    Journal j(c.space(), header_of(c, o), path);
+    EXPECT_TRUE(j.recorded().empty());
+    EXPECT_TRUE(fs::exists(path + ".old"));
+}
+
+TEST(Journal, ACorruptMiddleLineIsAnErrorNamingTheFile) {
+    const Case& c = cases()[0];
+    TempDir dir;
+    const std::string path = (dir.path / "j.jsonl").string();
+    const TuneOptions o = options(20);
+    {
+        SyntheticEvaluator ev(c);
+        Journal j(c.space(), header_of(c, o), path);
+        tune(c.space(), c.problem, c.device, ev, j, o);
+    }
+    std::vector<std::string> lines;
+    {
+        std::ifstream in(path);
+        for (std::string l; std::getline(in, l);) lines.push_back(l);
+    }
+    lines[3] = "{\"n\": oops";
+    {
+        std::ofstream out(path, std::ios::trunc);
+        for (const auto& l : lines) out << l << '\n';
+    }
+    try {
+        Journal j(c.space(), header_of(c, o), path);
+        FAIL() << "no error";
+    } catch (const JournalError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find(path), std::string::npos) << m;
+        EXPECT_NE(m.find("line 4"), std::string::npos) << m;
+    }
+}
+
+TEST(Captures, AnotherSquallVersionIsRefusedNamingTheFile) {
+    rt::Capture c;
+    c.squall_version = "0.0";
+    try {
+        check_capture_version(c, "captures/advec_u.json");
+        FAIL() << "no error";
+    } catch (const rt::CaptureError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("captures/advec_u.json"), std::string::npos) << m;
+        EXPECT_NE(m.find("0.0"), std::string::npos) << m;
+    }
+    c.squall_version = rt::squall_version();
+    EXPECT_NO_THROW(check_capture_version(c, "captures/advec_u.json"));
+}
+
+TEST(Captures, ACorruptCaptureIsAnErrorNamingTheFile) {
+    TempDir dir;
+    const std::string path = (dir.path / "advec.json").string();
+    { std::ofstream(path) << "{\"type\": \"squall-capture\", \"version\": 2, \"kern"; }
+    try {
+        rt::load_capture(path);
+        FAIL() << "no error";
+    } catch (const rt::CaptureError& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+}
+
+} // namespace
