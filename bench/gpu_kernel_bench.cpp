@@ -612,7 +612,7 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
         rt::append_wisdom(o.wisdom_dir, d.key(), d.space(),
                           rt::WisdomRecord{s.problem, s.tried[best], best_ms * 1e-3,
                                            t_default * 1e-3, rt::current_provenance(rt.device()),
-                                           ""});
+                                           "", rt::TuningInfo()});
 }
 
 template <typename T, template <class> class... K>

@@ -187,8 +187,9 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
         o.wisdom_dirs = {tmp};
         for (const Tuned& t : tuned)
             for (const rt::ProblemSize& p : t.problems)
-                rt::append_wisdom(tmp, t.key, *t.space,
-                                  {p, t.config, 0, 0, rt::current_provenance(device), ""});
+                rt::append_wisdom(
+                    tmp, t.key, *t.space,
+                    {p, t.config, 0, 0, rt::current_provenance(device), "", rt::TuningInfo()});
         gpu::activate(o);
         return median(time_solves(grid, decomp, 15));
     };
@@ -251,7 +252,8 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
         const Tuned& t = tuned[size_t(all[m])];
         rt::append_wisdom(out_dir, t.key, *t.space,
                           {rt::ProblemSize(all[m + 1], all[m + 2], all[m + 3]), t.config,
-                           t_best * 1e-3, t_default * 1e-3, rt::current_provenance(device), ""});
+                           t_best * 1e-3, t_default * 1e-3, rt::current_provenance(device), "",
+                           rt::TuningInfo()});
     }
     decomp.free();
 }

@@ -6,18 +6,21 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
-#include <sys/file.h>
 #include <unistd.h>
 
 #ifndef SQUALL_SOURCE_DIR
 #define SQUALL_SOURCE_DIR ""
+#endif
+#ifndef SQUALL_VERSION
+#define SQUALL_VERSION "unknown"
 #endif
 
 namespace squall::rt {
@@ -53,7 +56,41 @@ Provenance env_from_json(const json& j) {
     e.date = j.value("date", "");
     e.host = j.value("host", "");
     e.git_revision = j.value("git_revision", "");
+    e.squall_version = j.value("squall_version", "");
     return e;
+}
+
+int count_from_json(const json& j, const char* name) {
+    if (!j.contains(name)) return 0;
+    const json& v = j.at(name);
+    if (!v.is_number_integer() || v.get<long long>() < 0 ||
+        v.get<long long>() > std::numeric_limits<int>::max())
+        throw std::invalid_argument(fmt::format("tuning.{} must be a non-negative integer", name));
+    return v.get<int>();
+}
+
+TuningInfo tuning_from_json(const json& j) {
+    if (!j.is_object()) throw std::invalid_argument("tuning must be an object");
+    TuningInfo t;
+    t.capture_hash = j.value("capture_hash", "");
+    if (t.capture_hash.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+        throw std::invalid_argument("tuning.capture_hash must be hexadecimal");
+    t.strategy = j.value("strategy", "");
+    t.evaluations = count_from_json(j, "evaluations");
+    t.rejected = count_from_json(j, "rejected");
+    return t;
+}
+
+// Everything of a record but its configuration.
+WisdomRecord record_fields_from_json(const json& j) {
+    if (!j.is_object()) throw std::invalid_argument("a record must be a JSON object");
+    WisdomRecord r;
+    r.problem = problem_from_json(j.at("problem_size"));
+    r.time = j.at("time").get<double>();
+    r.default_time = j.value("default_time", 0.0);
+    r.env = env_from_json(j.at("environment"));
+    if (j.contains("tuning")) r.tuning = tuning_from_json(j.at("tuning"));
+    return r;
 }
 
 } // namespace
@@ -104,12 +141,7 @@ void Wisdom::parse(std::istream& in, const std::string& origin, const std::strin
                 have_header = true;
                 continue;
             }
-            WisdomRecord r;
-            r.problem = problem_from_json(j.at("problem_size"));
-            r.config = space.config_from_json(j.at("config"));
-            r.time = j.at("time").get<double>();
-            r.default_time = j.value("default_time", 0.0);
-            r.env = env_from_json(j.at("environment"));
+            WisdomRecord r = wisdom_record_from_json(j, space);
             r.origin = where;
             records_.push_back(std::move(r));
         } catch (const std::exception& e) {
@@ -210,6 +242,11 @@ WisdomSelection Wisdom::select(const ProblemSize& p, const DeviceInfo& device,
 
 std::string project_wisdom_dir() {
     std::error_code ec;
+    if (const char* o = std::getenv("SQUALL_WISDOM_PROJECT_DIR")) {
+        if (*o && !fs::is_directory(o, ec))
+            log_warn("SQUALL_WISDOM_PROJECT_DIR={} is not a directory", o);
+        return o;
+    }
     fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
         fs::path dir = exe.parent_path();
@@ -225,10 +262,22 @@ std::string project_wisdom_dir() {
     return {};
 }
 
+std::string user_wisdom_dir() {
+    if (const char* o = std::getenv("SQUALL_WISDOM_USER_DIR")) return o;
+    // The XDG base directory rules ignore a relative XDG_DATA_HOME.
+    const char* xdg = std::getenv("XDG_DATA_HOME");
+    if (xdg && *xdg == '/') return std::string(xdg) + "/squall/wisdom";
+    const char* home = std::getenv("HOME");
+    if (home && *home) return std::string(home) + "/.local/share/squall/wisdom";
+    return {};
+}
+
 std::vector<std::string> wisdom_search_path(const std::vector<std::string>& user_dirs) {
     std::vector<std::string> dirs;
     if (std::string p = project_wisdom_dir(); !p.empty()) dirs.push_back(p);
-    dirs.insert(dirs.end(), user_dirs.begin(), user_dirs.end());
+    if (std::string u = user_wisdom_dir(); !u.empty()) dirs.push_back(u);
+    for (const auto& d : user_dirs)
+        if (!d.empty()) dirs.push_back(d);
     if (const char* env = std::getenv("SQUALL_WISDOM_PATH")) {
         std::stringstream ss(env);
         std::string item;
@@ -264,6 +313,7 @@ Provenance current_provenance(const DeviceInfo& device) {
 #else
     e.git_revision = rev && *rev ? rev : "unknown";
 #endif
+    e.squall_version = SQUALL_VERSION;
     return e;
 }
 
@@ -279,41 +329,45 @@ json wisdom_header_json(const std::string& key, const ConfigSpace& space,
 }
 
 json wisdom_record_json(const WisdomRecord& r, const ConfigSpace& space) {
-    return {{"problem_size", r.problem.extent},
-            {"config", space.config_to_json(r.config)},
-            {"time", r.time},
-            {"default_time", r.default_time},
-            {"environment",
-             {{"device_name", r.env.device_name},
-              {"compute_capability", r.env.compute_capability},
-              {"driver_version", r.env.driver_version},
-              {"nvrtc_version", r.env.nvrtc_version},
-              {"date", r.env.date},
-              {"host", r.env.host},
-              {"git_revision", r.env.git_revision}}}};
+    json j = {{"problem_size", r.problem.extent},
+              {"config", space.config_to_json(r.config)},
+              {"time", r.time},
+              {"default_time", r.default_time},
+              {"environment",
+               {{"device_name", r.env.device_name},
+                {"compute_capability", r.env.compute_capability},
+                {"driver_version", r.env.driver_version},
+                {"nvrtc_version", r.env.nvrtc_version},
+                {"date", r.env.date},
+                {"host", r.env.host},
+                {"git_revision", r.env.git_revision},
+                {"squall_version", r.env.squall_version}}}};
+    if (!r.tuning.empty())
+        j["tuning"] = {{"capture_hash", r.tuning.capture_hash},
+                       {"strategy", r.tuning.strategy},
+                       {"evaluations", r.tuning.evaluations},
+                       {"rejected", r.tuning.rejected}};
+    return j;
 }
 
-void append_wisdom(const std::string& dir, const std::string& key, const ConfigSpace& space,
-                   const WisdomRecord& record) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    std::string path = dir + "/" + wisdom_file_name(key);
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) throw std::runtime_error("cannot open wisdom file " + path + " for appending");
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
-    flock(fd, LOCK_EX); // released on close
-    std::string text;
-    if (lseek(fd, 0, SEEK_END) == 0) text = wisdom_header_json(key, space).dump() + "\n";
-    text += wisdom_record_json(record, space).dump() + "\n";
-    size_t done = 0;
-    while (done < text.size()) {
-        ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n <= 0) throw std::runtime_error("cannot write wisdom file " + path);
-        done += static_cast<size_t>(n);
+WisdomRecord wisdom_record_from_json(const json& j, const ConfigSpace& space) {
+    WisdomRecord r = record_fields_from_json(j);
+    r.config = space.config_from_json(j.at("config"));
+    return r;
+}
+
+WisdomRecord wisdom_record_from_json(const json& j, const std::vector<std::string>& param_names) {
+    WisdomRecord r = record_fields_from_json(j);
+    const json& c = j.at("config");
+    if (c.is_null()) return r;
+    if (!c.is_object()) throw std::invalid_argument("configuration must be a JSON object");
+    for (auto it = c.begin(); it != c.end(); ++it) {
+        if (std::find(param_names.begin(), param_names.end(), it.key()) == param_names.end())
+            throw std::invalid_argument("unknown parameter '" + it.key() + "'");
+        if (!it.value().is_primitive() || it.value().is_null())
+            throw std::invalid_argument("parameter '" + it.key() + "' has no value");
     }
+    return r;
 }
 
 } // namespace squall::rt

@@ -1,6 +1,8 @@
 #include "runtime/log.h"
 #include "runtime/wisdom.h"
 
+#include "test_wisdom_util.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -11,61 +13,8 @@
 #include <unistd.h>
 
 using namespace squall::rt;
+using namespace squall::rt::wisdom_test;
 namespace fs = std::filesystem;
-
-namespace {
-
-ConfigSpace space() {
-    ConfigSpace s;
-    s.add_param("bx", {32, 64, 128, 256}, 256);
-    s.add_param("by", {1, 2, 4}, 1);
-    s.add_restriction("bx * by <= 512");
-    return s;
-}
-
-DeviceInfo h200() {
-    DeviceInfo d = DeviceInfo::for_arch("sm_90");
-    d.name = "NVIDIA H200";
-    return d;
-}
-
-WisdomRecord rec(const std::string& device, const std::string& cc, ProblemSize p, int bx, int by,
-                 const std::string& origin) {
-    WisdomRecord r;
-    r.problem = p;
-    r.config.values = {Value(bx), Value(by)};
-    r.time = 1e-3;
-    r.env.device_name = device;
-    r.env.compute_capability = cc;
-    r.origin = origin;
-    return r;
-}
-
-// Captures warnings so tests can check that bad input is reported, not fatal.
-struct WarningCatcher {
-    std::vector<std::string> messages;
-    WarningCatcher() {
-        set_log_sink([this](LogLevel l, const std::string& m) {
-            if (l == LogLevel::warn) messages.push_back(m);
-        });
-    }
-    ~WarningCatcher() { set_log_sink(nullptr); }
-    bool any(const std::string& needle) const {
-        for (const auto& m : messages)
-            if (m.find(needle) != std::string::npos) return true;
-        return false;
-    }
-};
-
-fs::path temp_dir(const std::string& name) {
-    fs::path p =
-        fs::temp_directory_path() / ("squall_rt_test_" + name + "_" + std::to_string(getpid()));
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-}
-
-} // namespace
 
 struct SelectCase {
     const char* what;
@@ -238,6 +187,7 @@ TEST(Wisdom, WriteThenLoadFromSearchPath) {
 }
 
 TEST(Wisdom, ProjectDirectoryIsFound) {
+    EnvGuard no_override("SQUALL_WISDOM_PROJECT_DIR", nullptr);
     // The tests run from a build tree inside the checkout, so the project's wisdom/ is
     // found when the checkout has one (git does not keep an empty directory).
     std::string dir = project_wisdom_dir();
@@ -249,22 +199,6 @@ TEST(Wisdom, ProjectDirectoryIsFound) {
     ASSERT_FALSE(dir.empty());
     EXPECT_TRUE(fs::equivalent(dir, expected)) << dir;
 }
-
-namespace {
-const char* header_line =
-    R"({"type":"squall-wisdom","version":1,"key":"k","objective":"time","param_names":["bx","by"]})";
-std::string good_line(int bx) {
-    return R"({"problem_size":[512,512,512],"config":{"bx":)" + std::to_string(bx) +
-           R"(,"by":1},"time":0.001,"default_time":0.002,"environment":{"device_name":"NVIDIA H200","compute_capability":"9.0"}})";
-}
-size_t parse_records(const std::string& text, WarningCatcher& w) {
-    Wisdom wis;
-    std::istringstream in(text);
-    wis.parse(in, "test.wisdom", "k", space());
-    (void)w;
-    return wis.records().size();
-}
-} // namespace
 
 TEST(Wisdom, CorruptFilesAreSkippedWithWarnings) {
     {
@@ -336,4 +270,111 @@ TEST(Wisdom, UnreadableFileIsAWarning) {
     Wisdom wis = Wisdom::load("k", space(), {d.string(), "/nonexistent/dir"});
     EXPECT_TRUE(wis.records().empty());
     fs::remove_all(d);
+}
+
+TEST(Wisdom, ProvenanceRoundTrip) {
+    fs::path d = temp_dir("wisdom_provenance");
+    ConfigSpace s = space();
+    WisdomRecord r = rec("NVIDIA H200", "9.0", ProblemSize(384, 192, 96), 64, 4, "");
+    r.time = 1.25e-4;
+    r.default_time = 3.5e-4;
+    r.env.driver_version = 12080;
+    r.env.nvrtc_version = 12090;
+    r.env.date = "2026-12-01T08:30:00Z";
+    r.env.host = "gpu07";
+    r.env.git_revision = "0123abc";
+    r.env.squall_version = "7.3.1";
+    r.tuning.capture_hash = "00ff9a7c3e5d1b2f";
+    r.tuning.strategy = "annealing";
+    r.tuning.evaluations = 417;
+    r.tuning.rejected = 12;
+    append_wisdom(d.string(), "k", s, r);
+
+    Wisdom w = Wisdom::load("k", s, {d.string()});
+    ASSERT_EQ(w.records().size(), 1u);
+    const WisdomRecord& got = w.records()[0];
+    EXPECT_EQ(got.problem, r.problem);
+    EXPECT_EQ(got.config, r.config);
+    EXPECT_EQ(got.time, r.time);
+    EXPECT_EQ(got.default_time, r.default_time);
+    EXPECT_EQ(got.env.device_name, "NVIDIA H200");
+    EXPECT_EQ(got.env.compute_capability, "9.0");
+    EXPECT_EQ(got.env.driver_version, 12080);
+    EXPECT_EQ(got.env.nvrtc_version, 12090);
+    EXPECT_EQ(got.env.date, "2026-12-01T08:30:00Z");
+    EXPECT_EQ(got.env.host, "gpu07");
+    EXPECT_EQ(got.env.git_revision, "0123abc");
+    EXPECT_EQ(got.env.squall_version, "7.3.1");
+    EXPECT_EQ(got.tuning.capture_hash, "00ff9a7c3e5d1b2f");
+    EXPECT_EQ(got.tuning.strategy, "annealing");
+    EXPECT_EQ(got.tuning.evaluations, 417);
+    EXPECT_EQ(got.tuning.rejected, 12);
+    EXPECT_EQ(got.origin, (d / "k.wisdom").string() + ":2");
+
+    // The JSON layout other tools read.
+    std::ifstream in(d / "k.wisdom");
+    std::string header, line;
+    std::getline(in, header);
+    std::getline(in, line);
+    auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["environment"]["squall_version"], "7.3.1");
+    EXPECT_EQ(j["tuning"], nlohmann::json({{"capture_hash", "00ff9a7c3e5d1b2f"},
+                                           {"strategy", "annealing"},
+                                           {"evaluations", 417},
+                                           {"rejected", 12}}));
+    fs::remove_all(d);
+}
+
+TEST(Wisdom, CurrentProvenanceHasTheVersion) {
+    Provenance p = current_provenance(h200());
+    EXPECT_EQ(p.squall_version, SQUALL_VERSION);
+    EXPECT_FALSE(p.squall_version.empty());
+}
+
+TEST(Wisdom, RecordWithoutTuningFieldsLoads) {
+    // A record as written before squall_version and tuning existed.
+    const std::string old_record =
+        R"({"config":{"bx":64,"by":2},"default_time":6.4e-06,"environment":{"compute_capability":"9.0","date":"2026-11-30T05:24:54Z","device_name":"NVIDIA H200","driver_version":13000,"git_revision":"c84a85d","host":"vm","nvrtc_version":13000},"problem_size":[4,4,16],"time":5.1e-06})";
+    WarningCatcher warnings;
+    Wisdom w;
+    std::istringstream in(std::string(header_line) + "\n" + old_record + "\n");
+    w.parse(in, "old.wisdom", "k", space());
+    ASSERT_EQ(w.records().size(), 1u);
+    EXPECT_TRUE(warnings.messages.empty());
+    const WisdomRecord& r = w.records()[0];
+    EXPECT_EQ(r.problem, ProblemSize(4, 4, 16));
+    EXPECT_EQ(r.config[0].as_int(), 64);
+    EXPECT_EQ(r.time, 5.1e-06);
+    EXPECT_EQ(r.env.git_revision, "c84a85d");
+    EXPECT_EQ(r.env.squall_version, "");
+    EXPECT_TRUE(r.tuning.empty());
+    // Written back, it gains no "tuning" object.
+    EXPECT_FALSE(wisdom_record_json(r, space()).contains("tuning"));
+}
+
+TEST(Wisdom, BadTuningFieldsSkipTheRecord) {
+    auto with_tuning = [](const std::string& tuning) {
+        std::string line = good_line(64);
+        line.insert(line.size() - 1, R"(,"tuning":)" + tuning);
+        return line;
+    };
+    struct Case {
+        std::string tuning, warning;
+    };
+    for (const Case& c : std::vector<Case>{
+             {R"({"capture_hash":"12xz"})", "hexadecimal"},
+             {R"({"evaluations":-3})", "evaluations"},
+             {R"({"rejected":2.5})", "rejected"},
+             {R"("annealing")", "tuning must be an object"},
+         }) {
+        WarningCatcher w;
+        EXPECT_EQ(parse_records(std::string(header_line) + "\n" + with_tuning(c.tuning), w), 0u)
+            << c.tuning;
+        EXPECT_TRUE(w.any(c.warning)) << c.tuning;
+    }
+    WarningCatcher w;
+    EXPECT_EQ(parse_records(std::string(header_line) + "\n" +
+                                with_tuning(R"({"capture_hash":"ABCdef09","strategy":"random"})"),
+                            w),
+              1u);
 }
