@@ -59,8 +59,8 @@ void finish(const tuner::Session& s, const TuneArgs& a, const Ranks& r) {
     if (a.plot.empty()) return;
     const std::string script = plot_script();
     if (script.empty() || s.journals().empty()) {
-        rt::log_warn("--plot: {}", script.empty() ? "scripts/plot-tune not found"
-                                                  : "no journals (--no-journal)");
+        rt::log_warn("--plot: {}",
+                     script.empty() ? "scripts/plot-tune not found" : "no journals (--no-journal)");
         return;
     }
     std::string cmd = "python3 '" + script + "'";
@@ -91,8 +91,8 @@ int tune_case(const TuneArgs& a, const Ranks& ranks) {
             if (session) return;
             session = std::make_unique<tuner::Session>(rt, session_options(a));
         }
-        const std::string source = fmt::format("{} (launch of {})", a.case_file,
-                                               c.kernel.value("key", std::string("?")));
+        const std::string source =
+            fmt::format("{} (launch of {})", a.case_file, c.kernel.value("key", std::string("?")));
         try {
             session->tune(c, source);
         } catch (const std::exception& e) {
@@ -128,7 +128,8 @@ int tune_captures(const TuneArgs& a, const Ranks& ranks) {
     }
     ro.device = ranks.rank % devices;
     rt::Runtime rt(ro);
-    if (!rt.has_device()) throw std::runtime_error("squall tune needs a GPU: " + rt.no_device_reason());
+    if (!rt.has_device())
+        throw std::runtime_error("squall tune needs a GPU: " + rt.no_device_reason());
     tuner::Session session(rt, session_options(a));
     int failures = 0;
     for (size_t n = 0; n < a.captures.size(); ++n) {
@@ -155,24 +156,31 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
     CLI::App* t = app.add_subcommand(
         "tune", "tune kernels for this GPU: captured launches, or every kernel of a case");
     t->add_option("captures", a.captures, "capture files (CAPTURE.json, from SQUALL_CAPTURE)");
-    t->add_option("--case", a.case_file, "run this case a few steps and tune every kernel it launches");
+    t->add_option("--case", a.case_file,
+                  "run this case a few steps and tune every kernel it launches");
     t->add_option("--set", a.overrides, "override a case key (with --case)");
     t->add_option("--steps", a.steps, "time steps of the case to run (with --case)")
         ->check(CLI::Range(1, 1000));
-    t->add_option("--only", a.only, "kernel key patterns to tune, e.g. 'advec*,diff_uvw_*' (with --case)");
+    t->add_option("--only", a.only,
+                  "kernel key patterns to tune, e.g. 'advec*,diff_uvw_*' (with --case)");
     t->add_option("--strategy", a.strategy, "random, local, annealing or forest")
         ->check(CLI::IsMember({"random", "local", "annealing", "forest"}));
     t->add_option("--seed", a.seed, "seed of the search");
-    t->add_option("--time", a.seconds, "wall seconds per kernel (0: no limit)")->check(CLI::NonNegativeNumber);
+    t->add_option("--time", a.seconds, "wall seconds per kernel (0: no limit)")
+        ->check(CLI::NonNegativeNumber);
     t->add_option("--evals", a.evals, "evaluations per kernel (0: no limit)");
     t->add_option("--total-time", a.total_seconds, "wall seconds for all kernels (0: no limit)")
         ->check(CLI::NonNegativeNumber);
     t->add_option("--total-evals", a.total_evals, "evaluations for all kernels (0: no limit)");
-    t->add_option("--out", a.out_dir, "wisdom directory to merge into (default: the user's, which squall run searches)");
-    t->add_option("--journal", a.journal_dir, "journal directory (default: OUT/journal); a rerun resumes from it");
+    t->add_option(
+        "--out", a.out_dir,
+        "wisdom directory to merge into (default: the user's, which squall run searches)");
+    t->add_option("--journal", a.journal_dir,
+                  "journal directory (default: OUT/journal); a rerun resumes from it");
     t->add_flag("--no-journal", a.no_journal, "keep no journal");
     t->add_flag("--from-default", a.from_default, "start from the default, not the current wisdom");
-    t->add_flag("--tolerant", a.tolerant, "accept outputs within round-off of the reference, not only bitwise equal ones");
+    t->add_flag("--tolerant", a.tolerant,
+                "accept outputs within round-off of the reference, not only bitwise equal ones");
     t->add_option("--plot", a.plot, "write a PNG of the best time against wall time");
     return t;
 }
@@ -180,7 +188,8 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
 int run_tune(TuneArgs a) {
     const Ranks ranks;
     if (a.captures.empty() == a.case_file.empty())
-        throw std::runtime_error("squall tune: give capture files or --case CASE.yaml (one of them)");
+        throw std::runtime_error(
+            "squall tune: give capture files or --case CASE.yaml (one of them)");
     if (a.out_dir.empty()) a.out_dir = rt::user_wisdom_dir();
     if (a.out_dir.empty())
         throw std::runtime_error("squall tune: no wisdom directory; give --out DIR");
@@ -189,7 +198,9 @@ int run_tune(TuneArgs a) {
     else if (a.journal_dir.empty())
         a.journal_dir = (fs::path(a.out_dir) / "journal").string();
     if (!a.case_file.empty()) {
-        rt::Runtime probe({.use_device = true, .capture = rt::CaptureSettings{}});
+        rt::RuntimeOptions po;
+        po.capture = rt::CaptureSettings{};
+        rt::Runtime probe(po);
         if (!probe.has_device())
             throw std::runtime_error("squall tune needs a GPU: " + probe.no_device_reason());
         return tune_case(a, ranks);

@@ -15,7 +15,7 @@ struct TuneArgs {
     std::string case_file;
     std::vector<std::string> overrides;
     int steps = 2;
-    std::string only;          // SQUALL_CAPTURE patterns for --case
+    std::string only; // SQUALL_CAPTURE patterns for --case
     std::string strategy = "annealing";
     uint64_t seed = 1;
     double seconds = 30, total_seconds = 0;

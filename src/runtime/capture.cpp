@@ -354,11 +354,11 @@ std::string write_capture(const std::string& dir, Capture& c) {
                             {"members", members}});
         }
     }
-    json doc = {{"type", "squall-capture"},         {"version", 2},
+    json doc = {{"type", "squall-capture"},           {"version", 2},
                 {"squall_version", squall_version()}, {"git_revision", squall_git_revision()},
-                {"key", c.kernel.value("key", "")}, {"kernel", c.kernel},
-                {"problem_size", c.problem.extent}, {"config", c.config},
-                {"device_name", c.device_name},     {"arguments", args}};
+                {"key", c.kernel.value("key", "")},   {"kernel", c.kernel},
+                {"problem_size", c.problem.extent},   {"config", c.config},
+                {"device_name", c.device_name},       {"arguments", args}};
     // JSON last and via rename: a reader never sees a capture whose data is missing.
     const std::string path = dir + "/" + stem + ".json";
     const std::string tmp = path + fmt::format(".tmp.{}", getpid());

@@ -37,7 +37,9 @@ ArgDef arg_from_json(const nlohmann::json& j) {
     a.count = j.at("count").get<std::string>();
     a.offset = j.value("offset", size_t(0));
     const std::string partials = j.value("partials", "");
-    a.partials = partials == "sum" ? Partials::sum : partials == "max" ? Partials::max : Partials::none;
+    a.partials = partials == "sum"   ? Partials::sum
+                 : partials == "max" ? Partials::max
+                                     : Partials::none;
     return a;
 }
 } // namespace

@@ -58,7 +58,9 @@ KernelDef compare_def(DType t) {
         return SourcesPtr(s);
     }();
     const bool real = t == DType::f32 || t == DType::f64;
-    const std::string value = t == DType::f32 ? "float" : t == DType::f64 ? "double" : "unsigned char";
+    const std::string value = t == DType::f32   ? "float"
+                              : t == DType::f64 ? "double"
+                                                : "unsigned char";
     const std::string bits = t == DType::f32   ? "unsigned int"
                              : t == DType::f64 ? "unsigned long long"
                                                : "unsigned char";
@@ -174,7 +176,8 @@ uint64_t DeviceCapture::min_bytes() const {
 void DeviceCapture::restore() {
     Driver& drv = Driver::get();
     for (size_t n = 0; n < pristine_.size(); ++n)
-        if (pristine_[n].get()) drv.copy_device(buffers_[n].get(), pristine_[n].get(), pristine_[n].size());
+        if (pristine_[n].get())
+            drv.copy_device(buffers_[n].get(), pristine_[n].get(), pristine_[n].size());
 }
 
 void DeviceCapture::launch(const KernelInstance& k, StreamHandle stream) {
@@ -210,11 +213,9 @@ ReplayResult DeviceCapture::compare(const KernelInstance& k) {
             continue;
         }
         const bool real = a.dtype == DType::f32 || a.dtype == DType::f64;
-        const KernelInstance cmp =
-            rt_->instantiate(compare_def(a.dtype), ProblemSize(1));
+        const KernelInstance cmp = rt_->instantiate(compare_def(a.dtype), ProblemSize(1));
         const unsigned long long count = real ? a.count : a.bytes();
-        const DevicePtr got = buffers_[n].get(), want = reference_[n].get(),
-                        out = result_.get();
+        const DevicePtr got = buffers_[n].get(), want = reference_[n].get(), out = result_.get();
         drv.memset8(out, 0, 32);
         cmp.launch(nullptr, got, want, count, out);
         uint64_t h[4];

@@ -23,6 +23,7 @@ struct InstanceState {
     bool capture = false; // SQUALL_CAPTURE matches the key
     int profile_row = -1; // row in the runtime's LaunchProfiler
     std::atomic<bool> capture_done{false};
+    bool candidate = false;          // instantiate_candidate made it and nothing else uses it
     std::vector<TensorMapSpec> maps; // KernelDef::tensor_maps of this configuration
 };
 
@@ -152,6 +153,13 @@ KernelInstance Runtime::instantiate(const KernelDef& def, const ProblemSize& p, 
     return load(def, p, c, spec, cache_->get(spec));
 }
 
+KernelInstance Runtime::instantiate_candidate(const KernelDef& def, const ProblemSize& p,
+                                              const Config& c) {
+    if (!has_device_) throw NoDeviceError(no_device_reason_);
+    CompileSpec spec = compile_spec(def, c, p);
+    return load(def, p, c, spec, cache_->get(spec), true);
+}
+
 std::vector<KernelInstance> Runtime::instantiate_all(const std::vector<Request>& requests) {
     if (!has_device_) throw NoDeviceError(no_device_reason_);
     std::vector<Config> configs;
@@ -169,7 +177,7 @@ std::vector<KernelInstance> Runtime::instantiate_all(const std::vector<Request>&
 }
 
 KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const Config& c,
-                             const CompileSpec& spec, const CompiledPtr& compiled) {
+                             const CompileSpec& spec, const CompiledPtr& compiled, bool candidate) {
     LaunchGeometry g = def.geometry(c, p, device_);
     const uint64_t key = Hasher(7)
                              .add(spec.hash())
@@ -190,13 +198,16 @@ KernelInstance Runtime::load(const KernelDef& def, const ProblemSize& p, const C
         s->function = drv.module_function(s->module, compiled->lowered_name);
         if (g.shared_mem > 48 * 1024) drv.set_max_dynamic_shared(s->function, g.shared_mem);
         if (g.carveout >= 0) drv.set_preferred_carveout(s->function, g.carveout);
-        s->capture = capture_.enabled() && capture_.matches(def.key());
+        // A tuner's candidates are never captured (nor slowed down by the capture path).
+        s->capture = capture_.enabled() && capture_.matches(def.key()) && !candidate;
         s->maps = def.tensor_maps(c, p, device_);
         if (profiler_)
             s->profile_row = profiler_->add_row(def.key(), p.to_string(), def.space().format(c));
+        s->candidate = candidate;
         it = instances_.emplace(key, std::move(s)).first;
     }
     InstanceState& s = *it->second;
+    if (!candidate) s.candidate = false;
     KernelInstance k;
     k.state_ = &s;
     k.function_ = s.function;
@@ -211,6 +222,7 @@ void Runtime::unload(const KernelInstance& k) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = instances_.begin(); it != instances_.end(); ++it)
         if (it->second.get() == k.state_) {
+            if (!it->second->candidate) return;
             Driver::get().module_unload(it->second->module);
             instances_.erase(it);
             return;

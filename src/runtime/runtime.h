@@ -126,8 +126,12 @@ public:
     KernelInstance instantiate(const KernelDef& def, const ProblemSize& p);
     KernelInstance instantiate(const KernelDef& def, const ProblemSize& p, const Config& c);
 
-    // Unloads k's module and forgets the instance (a tuner's candidates); every handle
-    // to it becomes invalid. The compiled code stays in the cache.
+    // A tuner's candidate: as instantiate(), but unload() may drop it again, unless the
+    // same instance was (or is later) instantiated for use.
+    KernelInstance instantiate_candidate(const KernelDef& def, const ProblemSize& p,
+                                         const Config& c);
+    // Unloads a candidate's module and forgets it (every handle to it becomes invalid);
+    // instances in use are left alone. The compiled code stays in the cache.
     void unload(const KernelInstance& k);
 
     struct Request {
@@ -156,7 +160,8 @@ public:
 private:
     friend class KernelInstance;
     KernelInstance load(const KernelDef& def, const ProblemSize& p, const Config& c,
-                        const CompileSpec& spec, const CompiledPtr& compiled);
+                        const CompileSpec& spec, const CompiledPtr& compiled,
+                        bool candidate = false);
     void observed_launch(InstanceState& s, StreamHandle stream, void** params, size_t count);
     void capture_launch(InstanceState& s, StreamHandle stream, void** params, size_t count,
                         const std::function<void()>& launch);

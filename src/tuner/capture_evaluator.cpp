@@ -11,7 +11,7 @@ namespace squall::tuner {
 
 namespace {
 
-// Unloads an instance when the measurement is done: a tune loads thousands.
+// Unloads a candidate when its measurement is done: a tune loads thousands.
 struct Loaded {
     rt::Runtime& rt;
     rt::KernelInstance k;
@@ -40,8 +40,8 @@ double tolerance_of(const rt::ReplayCheck& o, const rt::Capture& c, const Verify
 
 } // namespace
 
-CaptureEvaluator::CaptureEvaluator(rt::Runtime& rt, rt::DeviceCapture& capture,
-                                   VerifyPolicy verify, TimingOptions timing)
+CaptureEvaluator::CaptureEvaluator(rt::Runtime& rt, rt::DeviceCapture& capture, VerifyPolicy verify,
+                                   TimingOptions timing)
     : rt_(&rt), capture_(&capture), verify_(verify), timing_(timing) {}
 
 std::string CaptureEvaluator::prepare(const rt::Config& c) {
@@ -76,7 +76,7 @@ Measurement CaptureEvaluator::measure(const rt::Config& c) {
     const rt::Capture& cap = capture_->capture();
     Loaded loaded{*rt_, {}};
     try {
-        loaded.k = rt_->instantiate(capture_->def(), cap.problem, c);
+        loaded.k = rt_->instantiate_candidate(capture_->def(), cap.problem, c);
     } catch (const rt::CompileError& e) {
         return {Status::compile, 0, e.what()};
     } catch (const std::invalid_argument& e) {

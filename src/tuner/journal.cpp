@@ -20,11 +20,16 @@ using nlohmann::json;
 
 const char* status_name(Status s) {
     switch (s) {
-    case Status::ok: return "ok";
-    case Status::compile: return "compile";
-    case Status::launch: return "launch";
-    case Status::verify: return "verify";
-    case Status::invalid: return "invalid";
+    case Status::ok:
+        return "ok";
+    case Status::compile:
+        return "compile";
+    case Status::launch:
+        return "launch";
+    case Status::verify:
+        return "verify";
+    case Status::invalid:
+        return "invalid";
     }
     return "?";
 }
@@ -112,11 +117,10 @@ void Journal::read() {
             const json j = json::parse(lines[n]);
             if (j.contains("final")) {
                 const json& f = j.at("final");
-                final_ = FinalRecord{space_->config_from_json(f.at("config")),
-                                     f.at("seconds").get<double>(),
-                                     f.at("default_seconds").get<double>(),
-                                     f.at("evaluations").get<size_t>(),
-                                     f.at("rejected").get<size_t>()};
+                final_ = FinalRecord{
+                    space_->config_from_json(f.at("config")), f.at("seconds").get<double>(),
+                    f.at("default_seconds").get<double>(), f.at("evaluations").get<size_t>(),
+                    f.at("rejected").get<size_t>()};
                 continue;
             }
             Evaluation e;
@@ -134,9 +138,8 @@ void Journal::read() {
                 cut_short = true;
                 break;
             }
-            throw JournalError(
-                fmt::format("tuning journal {}: line {} is not a journal line: {}", path_, n + 1,
-                            e.what()));
+            throw JournalError(fmt::format("tuning journal {}: line {} is not a journal line: {}",
+                                           path_, n + 1, e.what()));
         }
     }
     if (cut_short) { // rewritten without it, so that appends start on a fresh line

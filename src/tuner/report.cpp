@@ -48,9 +48,9 @@ void ProgressLine::finish() {
 std::string format_table(const std::vector<TableRow>& rows) {
     size_t w = 6;
     for (const auto& r : rows) w = std::max(w, r.key.size());
-    std::string s = fmt::format("{:<{}}  {:>13}  {:>11}  {:>11}  {:>8}  {:>8}  {:>6}  {:>8}\n",
-                                "kernel", w, "size", "default ms", "best ms", "speed-up",
-                                "ceiling", "evals", "rejected");
+    std::string s =
+        fmt::format("{:<{}}  {:>13}  {:>11}  {:>11}  {:>8}  {:>8}  {:>6}  {:>8}\n", "kernel", w,
+                    "size", "default ms", "best ms", "speed-up", "ceiling", "evals", "rejected");
     for (const auto& r : rows) {
         const std::string ceiling =
             r.ceiling_fraction > 0 ? fmt::format("{:.0f} %", 100 * r.ceiling_fraction) : "-";

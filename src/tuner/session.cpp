@@ -36,7 +36,8 @@ void check_capture_version(const rt::Capture& c, const std::string& source) {
     if (c.git_revision != rt::squall_git_revision())
         rt::log_warn("capture {} comes from revision {}, this squall is {}; its kernel "
                      "definition is the captured one",
-                     source, c.git_revision, rt::squall_git_revision());
+                     source, c.git_revision.empty() ? "unknown" : c.git_revision,
+                     rt::squall_git_revision());
 }
 
 Session::Session(rt::Runtime& rt, SessionOptions options) : rt_(&rt), o_(std::move(options)) {
@@ -65,15 +66,20 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
                      std::max<size_t>(1, o_.total.evaluations - evaluations_));
     if (!o_.from_default) to.start = rt_->select(def, p).config;
 
-    JournalHeader h{def.key(), rt_->device().name, to.strategy, p, to.seed, default_batch(to),
-                    rt::hex64(rt::hash64(c.kernel.dump())), capture_hash(c)};
+    JournalHeader h{def.key(),
+                    rt_->device().name,
+                    to.strategy,
+                    p,
+                    to.seed,
+                    default_batch(to),
+                    rt::hex64(rt::hash64(c.kernel.dump())),
+                    capture_hash(c)};
     std::unique_ptr<Journal> journal;
     if (o_.journal_dir.empty()) {
         journal = std::make_unique<Journal>(def.space(), h);
     } else {
-        const std::string path =
-            fmt::format("{}/{}_{}_{}_s{}.jsonl", o_.journal_dir, def.key(), problem_text(p),
-                        to.strategy, to.seed);
+        const std::string path = fmt::format("{}/{}_{}_{}_s{}.jsonl", o_.journal_dir, def.key(),
+                                             problem_text(p), to.strategy, to.seed);
         journal = std::make_unique<Journal>(def.space(), h, path);
         journals_.push_back(path);
     }
@@ -86,7 +92,8 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
     wall_ += r.wall, gpu_wait_ += r.gpu_wait, compiled_ += r.compiled;
     evaluations_ += r.evaluations - r.from_journal;
     TableRow row{def.key(), problem_text(p), r.baseline_seconds, r.best_seconds};
-    if (r.best_seconds > 0) row.ceiling_fraction = double(dc.min_bytes()) / r.best_seconds / ceiling_;
+    if (r.best_seconds > 0)
+        row.ceiling_fraction = double(dc.min_bytes()) / r.best_seconds / ceiling_;
     row.evaluations = r.evaluations, row.rejected = r.rejected, row.failed = r.failed;
     row.from_journal = r.from_journal;
     rows_.push_back(row);

@@ -12,10 +12,10 @@
 namespace squall::tuner {
 
 struct SessionOptions {
-    TuneOptions tune;  // strategy, seed and the budget per kernel
-    Budget total;      // for all kernels together
-    std::string out_dir;     // wisdom written here (merged)
-    std::string journal_dir; // one journal per kernel; empty: in memory
+    TuneOptions tune;          // strategy, seed and the budget per kernel
+    Budget total;              // for all kernels together
+    std::string out_dir;       // wisdom written here (merged)
+    std::string journal_dir;   // one journal per kernel; empty: in memory
     bool from_default = false; // start from the default, not the current wisdom's choice
     VerifyPolicy verify;
     TimingOptions timing;

@@ -66,7 +66,8 @@ private:
 };
 
 unsigned threads_of(const TuneOptions& o) {
-    return o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency());
+    return o.compile_threads ? o.compile_threads
+                             : std::max(1u, std::thread::hardware_concurrency());
 }
 
 double median(std::vector<double> v) {
@@ -212,10 +213,11 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
                 stopped = true;
                 break;
             }
-            const Evaluation e = evaluate(s.config, s.compiled.valid() ? &s.compiled : nullptr, false);
+            const Evaluation e =
+                evaluate(s.config, s.compiled.valid() ? &s.compiled : nullptr, false);
             count(e);
-            told.emplace_back(e.config, e.status == Status::ok ? std::optional(e.seconds)
-                                                               : std::nullopt);
+            told.emplace_back(e.config,
+                              e.status == Status::ok ? std::optional(e.seconds) : std::nullopt);
             report();
         }
         for (auto& [c, t] : told) strategy->tell(c, t);
@@ -227,8 +229,9 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     std::vector<const Evaluation*> ok;
     for (const Evaluation& e : history)
         if (e.status == Status::ok && !e.is_default) ok.push_back(&e);
-    std::stable_sort(ok.begin(), ok.end(),
-                     [](const Evaluation* a, const Evaluation* b) { return a->seconds < b->seconds; });
+    std::stable_sort(ok.begin(), ok.end(), [](const Evaluation* a, const Evaluation* b) {
+        return a->seconds < b->seconds;
+    });
     std::vector<rt::Config> finalists{r.baseline};
     for (size_t n = 0; n < ok.size() && finalists.size() <= o.finalists; ++n)
         finalists.push_back(ok[n]->config);

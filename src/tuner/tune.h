@@ -46,18 +46,18 @@ struct Budget {
 // The state shown while a tune runs.
 struct Progress {
     size_t evaluations = 0, rejected = 0, from_journal = 0;
-    double elapsed = 0;          // wall seconds, including earlier runs from the journal
+    double elapsed = 0;            // wall seconds, including earlier runs from the journal
     double best = 0, baseline = 0; // seconds; 0 while unknown
-    double seconds_left = -1;    // -1: no time budget
+    double seconds_left = -1;      // -1: no time budget
 };
 
 struct TuneOptions {
     std::string strategy = "annealing";
     uint64_t seed = 1;
     Budget budget{0, 30};
-    size_t batch = 0;            // candidates per batch; 0: twice the compile threads
+    size_t batch = 0;             // candidates per batch; 0: twice the compile threads
     unsigned compile_threads = 0; // 0: hardware concurrency
-    size_t finalists = 3;        // leading candidates measured again
+    size_t finalists = 3;         // leading candidates measured again
     int final_rounds = 5;
     std::optional<rt::Config> start; // the current wisdom's configuration
     std::function<void(const Progress&)> progress;
@@ -67,11 +67,11 @@ struct TuneResult {
     rt::Config best, baseline; // baseline: the space's default
     double best_seconds = 0, baseline_seconds = 0;
     size_t evaluations = 0, rejected = 0, failed = 0, from_journal = 0;
-    double wall = 0;           // seconds of this run (not the journal's earlier ones)
-    double gpu_wait = 0;       // seconds the measuring thread waited for a compile
-    size_t compiled = 0;       // candidates compiled in this run
+    double wall = 0;     // seconds of this run (not the journal's earlier ones)
+    double gpu_wait = 0; // seconds the measuring thread waited for a compile
+    size_t compiled = 0; // candidates compiled in this run
     bool complete_from_journal = false;
-    std::string rejection;     // the first verification failure, for the report
+    std::string rejection; // the first verification failure, for the report
 };
 
 // The batch size a tune uses by default.

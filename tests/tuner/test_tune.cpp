@@ -49,8 +49,8 @@ private:
 };
 
 JournalHeader header_of(const Case& c, const TuneOptions& o) {
-    return {"advec_u_2i5_double", "synthetic", o.strategy, c.problem, o.seed, default_batch(o),
-            "def", "data"};
+    return {"advec_u_2i5_double", "synthetic", o.strategy, c.problem, o.seed,
+            default_batch(o),     "def",       "data"};
 }
 
 TuneOptions options(size_t evals) {

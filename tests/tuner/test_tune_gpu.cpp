@@ -45,7 +45,8 @@ rt::KernelDef scale_add_def() {
 }
 
 TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
-    const fs::path dir = fs::temp_directory_path() / ("squall_tune_gpu_" + std::to_string(getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("squall_tune_gpu_" + std::to_string(getpid()));
     fs::remove_all(dir);
     rt::RuntimeOptions o;
     o.cache_dir = "";
@@ -54,7 +55,7 @@ TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
     SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
 
     const int n = 1 << 24;
-    std::vector<double> x(size_t(n)), y(size_t(n));
+    std::vector<double> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) x[size_t(i)] = 0.25 * (i % 1000), y[size_t(i)] = 1.0 + (i % 7);
     rt::DeviceBuffer dx(x.size() * 8), dy(y.size() * 8);
     dx.upload(x.data()), dy.upload(y.data());
@@ -74,7 +75,10 @@ TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
     so.journal_dir = (dir / "journal").string();
     so.from_default = true;
     so.progress = false;
-    rt::Runtime tuning({.cache_dir = "", .capture = rt::CaptureSettings{}});
+    rt::RuntimeOptions to;
+    to.cache_dir = "";
+    to.capture = rt::CaptureSettings{};
+    rt::Runtime tuning(to);
     tuner::Session session(tuning, so);
     session.tune(cap, json);
     ASSERT_EQ(session.rows().size(), 1u);
