@@ -167,9 +167,13 @@ DeviceCapture::DeviceCapture(Runtime& rt, const Capture& c)
 }
 
 uint64_t DeviceCapture::min_bytes() const {
+    const auto& e = capture_->problem.extent;
+    const uint64_t points = uint64_t(e[0]) * uint64_t(e[1]) * uint64_t(e[2]);
     uint64_t total = 0;
     for (const CapturedArray& a : capture_->arrays)
-        if (a.has_data()) total += a.bytes() * (a.access == Access::in ? 1 : 2);
+        if (a.has_data())
+            total += std::min<uint64_t>(a.bytes(), points * dtype_size(a.dtype)) *
+                     (a.access == Access::in ? 1 : 2);
     return total;
 }
 

@@ -101,7 +101,8 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     auto elapsed = [&] {
         return earlier + std::chrono::duration<double>(Clock::now() - t0).count();
     };
-    auto time_up = [&] { return o.budget.seconds > 0 && elapsed() >= o.budget.seconds; };
+    double time_budget = o.budget.seconds;
+    auto time_up = [&] { return time_budget > 0 && elapsed() >= time_budget; };
 
     TuneResult r;
     r.baseline = space.default_config();
@@ -127,7 +128,7 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         progress.evaluations = history.size();
         progress.elapsed = elapsed();
         progress.seconds_left =
-            o.budget.seconds > 0 ? std::max(0.0, o.budget.seconds - progress.elapsed) : -1;
+            time_budget > 0 ? std::max(0.0, time_budget - progress.elapsed) : -1;
         if (strategy->best()) progress.best = strategy->best_seconds();
         if (o.progress) o.progress(progress);
     };
@@ -174,6 +175,8 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
                                              status_name(base.status), base.detail));
     strategy->tell(r.baseline, base.seconds);
     progress.baseline = base.seconds;
+    if (o.full_budget_above > 0 && base.seconds < o.full_budget_above)
+        time_budget *= std::max(0.1, base.seconds / o.full_budget_above);
     report();
 
     struct Slot {

@@ -57,7 +57,10 @@ struct TuneOptions {
     Budget budget{0, 30};
     size_t batch = 0;             // candidates per batch; 0: twice the compile threads
     unsigned compile_threads = 0; // 0: hardware concurrency
-    size_t finalists = 3;         // leading candidates measured again
+    // A kernel whose default runs shorter than this gets the time budget scaled down in
+    // proportion (at least a tenth of it): a few microseconds cannot gain much. 0: off.
+    double full_budget_above = 50e-6;
+    size_t finalists = 3; // leading candidates measured again
     int final_rounds = 5;
     std::optional<rt::Config> start; // the current wisdom's configuration
     std::function<void(const Progress&)> progress;
