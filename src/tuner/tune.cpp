@@ -210,19 +210,38 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         if (in_flight.empty()) break;
         std::vector<Slot> slots = std::move(in_flight.front());
         in_flight.pop_front();
-        std::vector<std::pair<rt::Config, std::optional<double>>> told;
-        for (Slot& s : slots) {
+        // Measured as their compiles finish (a slow compile holds up nothing else), told in
+        // the order asked, so that the search does not depend on compile times.
+        std::vector<std::optional<Evaluation>> done(slots.size());
+        size_t left = slots.size();
+        while (left > 0 && !stopped) {
+            size_t next = slots.size();
+            const Clock::time_point w0 = Clock::now();
+            while (next == slots.size()) {
+                for (size_t n = 0; n < slots.size() && next == slots.size(); ++n)
+                    if (!done[n] && (!slots[n].compiled.valid() ||
+                                     slots[n].compiled.wait_for(std::chrono::seconds(0)) ==
+                                         std::future_status::ready))
+                        next = n;
+                if (next == slots.size())
+                    std::this_thread::sleep_for(std::chrono::microseconds(200));
+            }
+            r.gpu_wait += std::chrono::duration<double>(Clock::now() - w0).count();
+            Slot& s = slots[next];
             if (time_up() && !journal.find(s.config)) {
                 stopped = true;
                 break;
             }
-            const Evaluation e =
-                evaluate(s.config, s.compiled.valid() ? &s.compiled : nullptr, false);
-            count(e);
-            told.emplace_back(e.config,
-                              e.status == Status::ok ? std::optional(e.seconds) : std::nullopt);
+            done[next] = evaluate(s.config, s.compiled.valid() ? &s.compiled : nullptr, false);
+            count(*done[next]);
+            --left;
             report();
         }
+        std::vector<std::pair<rt::Config, std::optional<double>>> told;
+        for (const auto& e : done)
+            if (e)
+                told.emplace_back(e->config, e->status == Status::ok ? std::optional(e->seconds)
+                                                                     : std::nullopt);
         for (auto& [c, t] : told) strategy->tell(c, t);
         if (time_up()) stopped = true;
     }
