@@ -217,7 +217,9 @@ ReplayResult DeviceCapture::compare(const KernelInstance& k) {
             continue;
         }
         const bool real = a.dtype == DType::f32 || a.dtype == DType::f64;
-        const KernelInstance cmp = rt_->instantiate(compare_def(a.dtype), ProblemSize(1));
+        const KernelDef cdef = compare_def(a.dtype);
+        const KernelInstance cmp =
+            rt_->instantiate_candidate(cdef, ProblemSize(1), cdef.space().default_config());
         const unsigned long long count = real ? a.count : a.bytes();
         const DevicePtr got = buffers_[n].get(), want = reference_[n].get(), out = result_.get();
         drv.memset8(out, 0, 32);

@@ -126,8 +126,9 @@ public:
     KernelInstance instantiate(const KernelDef& def, const ProblemSize& p);
     KernelInstance instantiate(const KernelDef& def, const ProblemSize& p, const Config& c);
 
-    // A tuner's candidate: as instantiate(), but unload() may drop it again, unless the
-    // same instance was (or is later) instantiated for use.
+    // A tuner's candidate or a tool's kernel (replay's comparison): as instantiate(), but
+    // never captured, and unload() may drop it again unless the same instance was (or is
+    // later) instantiated for use.
     KernelInstance instantiate_candidate(const KernelDef& def, const ProblemSize& p,
                                          const Config& c);
     // Unloads a candidate's module and forgets it (every handle to it becomes invalid);

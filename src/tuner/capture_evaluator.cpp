@@ -133,7 +133,8 @@ __global__ void sq_copy(double* dst, const double* src, unsigned long long n) {
     rt::KernelDef d("sq_copy", sources, "sq_copy.cu");
     d.tuning_key("sq_copy").tune("block_x", {256}, 256);
     d.block_size("256").grid_size("8192");
-    const rt::KernelInstance k = rt.instantiate(d, rt::ProblemSize(1));
+    const rt::KernelInstance k =
+        rt.instantiate_candidate(d, rt::ProblemSize(1), d.space().default_config());
     rt::Driver& drv = rt::Driver::get();
     const unsigned long long n = bytes / 2 / sizeof(double);
     rt::DeviceBuffer a(n * sizeof(double)), b(n * sizeof(double));
