@@ -173,7 +173,7 @@ uint64_t DeviceCapture::min_bytes() const {
     for (const CapturedArray& a : capture_->arrays)
         if (a.has_data())
             total += std::min<uint64_t>(a.bytes(), points * dtype_size(a.dtype)) *
-                     (a.access == Access::in ? 1 : 2);
+                     (a.access == Access::inout ? 2 : 1);
     return total;
 }
 

@@ -47,9 +47,9 @@ public:
     const Capture& capture() const { return *capture_; }
     const KernelDef& def() const { return def_; }
     const Config& captured_config() const { return config_; }
-    // An estimate of the bytes a launch must move: each saved array read once (written
-    // ones also written once) over the problem's points, or over the whole array when it
-    // is smaller (a profile, a plane).
+    // An estimate of the bytes a launch must move: each saved array read or written once
+    // (updated ones both) over the problem's points, or over the whole array when it is
+    // smaller (a profile, a plane).
     uint64_t min_bytes() const;
 
     // Written arrays back to their contents before the launch.
