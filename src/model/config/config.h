@@ -108,6 +108,7 @@ struct Config {
     double stats_every = 0;                             // output.stats_every (s, 0 = off)
     std::string output_dir = ".";                       // output.dir
     std::string stats_file;                             // output.stats_file (default <name>.stats.h5)
+    bool overwrite = false;                             // --overwrite: replace existing output
 
     std::string resolved_yaml;                          // the full resolved configuration
 };

@@ -100,7 +100,8 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
                              : cfg.thermo == ThermoType::buoy ? "b"
                                                               : "";
         stats_ = std::make_unique<Statistics<T>>(g_, decomp_, (dir / cfg.stats_file).string(),
-                                                 cfg.resolved_yaml, scalar, cfg.name);
+                                                 cfg.resolved_yaml, scalar, cfg.name,
+                                                 cfg.overwrite);
     }
 }
 

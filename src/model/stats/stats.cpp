@@ -1,6 +1,5 @@
 #include "model/stats/stats.h"
 
-#include <hdf5.h>
 #include <mpi.h>
 
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <utility>
 
 #include "kernels/common.cuh"
+#include "model/stats/stats_file.h"
 
 #ifndef SQUALL_VERSION
 #define SQUALL_VERSION "unknown"
@@ -29,153 +29,118 @@ std::pair<std::string, std::string> scalar_units(const std::string& s) {
     return {"1", "m s-1"};
 }
 
-// ---- small HDF5 helpers -------------------------------------------------------------------
-
-struct H5Error : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-hid_t check(hid_t id, const std::string& what) {
-    if (id < 0) throw H5Error(what);
-    return id;
-}
-void check(herr_t err, const char* what) {
-    if (err < 0) throw H5Error(what);
-}
-
-// Owns one HDF5 identifier and closes it with the matching function.
-class Handle {
-public:
-    Handle(hid_t id, herr_t (*close)(hid_t), const std::string& what)
-        : id_(check(id, what)), close_(close) {}
-    Handle(const Handle&) = delete;
-    Handle& operator=(const Handle&) = delete;
-    ~Handle() { close_(id_); }
-    operator hid_t() const { return id_; }
-
-private:
-    hid_t id_;
-    herr_t (*close_)(hid_t);
-};
-
-void write_string_attr(hid_t loc, const char* name, const std::string& value) {
-    Handle type(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
-    check(H5Tset_size(type, value.size() + 1), "string size");
-    check(H5Tset_strpad(type, H5T_STR_NULLTERM), "string padding");
-    Handle space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
-    Handle attr(H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-                std::string("attribute ") + name);
-    check(H5Awrite(attr, type, value.c_str()), name);
-}
-
-// A dataset of doubles (or int64 with `integer`) with dims; data may be empty when a
-// dimension is zero.
-hid_t create_dataset(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims,
-                     const void* data, bool integer = false) {
-    Handle space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose,
-                 "dataspace of " + name);
-    const hid_t ftype = integer ? H5T_STD_I64LE : H5T_IEEE_F64LE;
-    const hid_t mtype = integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE;
-    const hid_t ds =
-        check(H5Dcreate2(loc, name.c_str(), ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-              "dataset " + name);
-    hsize_t n = 1;
-    for (hsize_t d : dims) n *= d;
-    if (n > 0 && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-        H5Dclose(ds);
-        throw H5Error("writing " + name);
-    }
-    return ds;
-}
-
-// Dimension scales written with the core library, following the HDF5 Dimension Scale
-// specification that H5DS (hdf5_hl) implements, so that H5DS, netCDF-4 and xarray read them:
-//   scale:   CLASS = "DIMENSION_SCALE", NAME = <dim name>,
-//            REFERENCE_LIST = [{dataset: object ref, dimension: int}, ...];
-//   dataset: DIMENSION_LIST = one vlen of object refs per dimension.
-// (Avoids linking hdf5_hl, which the build does not provide.)
-struct RefListEntry {
-    hobj_ref_t dataset;
-    int dimension;
-};
-
-class DimScales {
-public:
-    explicit DimScales(hid_t file) : file_(file) {}
-
-    void make_scale(hid_t ds, const std::string& path, const std::string& dimname) {
-        write_string_attr(ds, "CLASS", "DIMENSION_SCALE");
-        write_string_attr(ds, "NAME", dimname);
-        scales_[path];
-    }
-
-    // Attach scale paths (one per dimension, in order) to the dataset at data_path.
-    void attach(hid_t ds, const std::string& data_path, const std::vector<std::string>& dims) {
-        std::vector<hobj_ref_t> refs(dims.size());
-        std::vector<hvl_t> list(dims.size());
-        for (std::size_t d = 0; d < dims.size(); ++d) {
-            check(H5Rcreate(&refs[d], file_, dims[d].c_str(), H5R_OBJECT, -1), "scale reference");
-            list[d].len = 1;
-            list[d].p = &refs[d];
-            hobj_ref_t self;
-            check(H5Rcreate(&self, file_, data_path.c_str(), H5R_OBJECT, -1), "dataset reference");
-            scales_.at(dims[d]).push_back({self, int(d)});
-        }
-        Handle vtype(H5Tvlen_create(H5T_STD_REF_OBJ), H5Tclose, "vlen type");
-        const hsize_t n = dims.size();
-        Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "DIMENSION_LIST space");
-        Handle attr(H5Acreate2(ds, "DIMENSION_LIST", vtype, space, H5P_DEFAULT, H5P_DEFAULT),
-                    H5Aclose, "DIMENSION_LIST");
-        check(H5Awrite(attr, vtype, list.data()), "DIMENSION_LIST");
-    }
-
-    // Write the back references on every scale (after all attachments).
-    void finish() {
-        Handle ctype(H5Tcreate(H5T_COMPOUND, sizeof(RefListEntry)), H5Tclose, "compound type");
-        check(H5Tinsert(ctype, "dataset", HOFFSET(RefListEntry, dataset), H5T_STD_REF_OBJ),
-              "compound member");
-        check(H5Tinsert(ctype, "dimension", HOFFSET(RefListEntry, dimension), H5T_NATIVE_INT),
-              "compound member");
-        for (const auto& [path, entries] : scales_) {
-            if (entries.empty()) continue;
-            Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose, path);
-            const hsize_t n = entries.size();
-            Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "REFERENCE_LIST space");
-            Handle attr(H5Acreate2(ds, "REFERENCE_LIST", ctype, space, H5P_DEFAULT, H5P_DEFAULT),
-                        H5Aclose, "REFERENCE_LIST");
-            check(H5Awrite(attr, ctype, entries.data()), "REFERENCE_LIST");
-        }
-    }
-
-private:
-    hid_t file_;
-    std::map<std::string, std::vector<RefListEntry>> scales_;
-};
-
-// Silences HDF5's automatic error stack printing for the lifetime of the object: failures
-// are reported through the exception instead.
-class QuietHdf5 {
-public:
-    QuietHdf5() {
-        H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    }
-    ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-
-private:
-    H5E_auto2_t func_ = nullptr;
-    void* data_ = nullptr;
-};
-
 } // namespace
 
 // ---- Statistics ---------------------------------------------------------------------------
 
 template <typename T>
 Statistics<T>::Statistics(const Grid<T>& grid, const Decomposition& decomp, std::string path,
-                          std::string resolved_yaml, std::string scalar, std::string case_name)
+                          std::string resolved_yaml, std::string scalar, std::string case_name,
+                          bool overwrite)
     : grid_(grid), decomp_(decomp), path_(std::move(path)), yaml_(std::move(resolved_yaml)),
-      scalar_(std::move(scalar)), case_(std::move(case_name)) {}
+      scalar_(std::move(scalar)), case_(std::move(case_name)), overwrite_(overwrite) {}
+
+template <typename T>
+Statistics<T>::~Statistics() = default;
+
+template <typename T>
+void Statistics<T>::on_root(const std::function<void()>& f) {
+    std::string error;
+    if (decomp_.rank == 0) {
+        try {
+            f();
+        } catch (const std::exception& e) {
+            error = e.what();
+            if (error.empty()) error = "unknown error";
+        }
+    }
+    // Every rank learns the outcome, so that all of them throw together.
+    int len = int(error.size());
+    MPI_Bcast(&len, 1, MPI_INT, 0, decomp_.comm);
+    error.resize(std::size_t(len));
+    if (len > 0) MPI_Bcast(error.data(), len, MPI_CHAR, 0, decomp_.comm);
+    if (len > 0) throw std::runtime_error("statistics file '" + path_ + "': " + error);
+}
+
+namespace {
+template <typename T>
+stats_io::Header make_header(const Grid<T>& g, const std::string& case_name,
+                             const std::string& yaml, const std::string& scalar) {
+    stats_io::Header h{case_name, SQUALL_VERSION, yaml, scalar, {}, {}};
+    for (int k = g.d.kstart; k < g.d.kend; ++k) h.z.push_back(double(g.z[k]));
+    for (int k = g.d.kstart; k <= g.d.kend; ++k) h.zh.push_back(double(g.zh[k]));
+    return h;
+}
+} // namespace
+
+template <typename T>
+void Statistics<T>::create() {
+    if (opened_) throw std::logic_error("statistics: create() after the file was opened");
+    on_root([&] {
+        file_ = stats_io::StatsFile::create(path_, make_header(grid_, case_, yaml_, scalar_),
+                                            overwrite_);
+    });
+    opened_ = true;
+}
+
+template <typename T>
+void Statistics<T>::resume(double time) {
+    if (opened_) throw std::logic_error("statistics: resume() after the file was opened");
+    unsigned long long kept = 0;
+    on_root([&] {
+        file_ = stats_io::StatsFile::resume(path_, make_header(grid_, case_, yaml_, scalar_), time);
+        kept = file_->nsamples();
+    });
+    MPI_Bcast(&kept, 1, MPI_UNSIGNED_LONG_LONG, 0, decomp_.comm);
+    nwritten_ = std::size_t(kept);
+    opened_ = true;
+    check_vars_ = true;
+}
+
+template <typename T>
+void Statistics<T>::write() {
+    if (!opened_) create();
+    if (time_.empty()) return;
+    on_root([&] {
+        if (!file_) throw std::runtime_error("the file was closed after an earlier error");
+        double last = file_->last_time();
+        for (double t : time_) {
+            // A repeated time would duplicate a sample (e.g. sampling again at a restart).
+            if (!(t > last))
+                throw std::runtime_error("sample time " + std::to_string(t) +
+                                         " s is not after the last sample at " +
+                                         std::to_string(last) + " s");
+            last = t;
+        }
+        std::vector<stats_io::VarInfo> info;
+        for (const std::string& name : order_) {
+            const Var& v = vars_.at(name);
+            const stats_io::Loc loc = v.loc == Loc::time ? stats_io::Loc::time
+                                      : v.loc == Loc::z  ? stats_io::Loc::z
+                                                         : stats_io::Loc::zh;
+            info.push_back({name, loc, v.long_name, v.units});
+        }
+        file_->define(info, check_vars_);
+        std::vector<const std::vector<double>*> data;
+        for (const stats_io::VarInfo& v : file_->vars()) {
+            const auto it = vars_.find(v.name);
+            data.push_back(it == vars_.end() ? nullptr : &it->second.data);
+        }
+        file_->append(time_, step_, data);
+    });
+    check_vars_ = false;
+    nwritten_ += time_.size();
+    time_.clear();
+    step_.clear();
+    for (auto& [name, var] : vars_) var.data.clear();
+}
+
+template <typename T>
+void Statistics<T>::close() {
+    on_root([&] {
+        if (file_) file_->close();
+    });
+}
 
 template <typename T>
 void Statistics<T>::add(const std::string& name, Loc loc, std::string long_name,
@@ -198,16 +163,6 @@ void Statistics<T>::push(const std::string& name, const std::vector<double>& v) 
 template <typename T>
 void Statistics<T>::push(const std::string& name, double v) {
     vars_.at(name).data.push_back(v);
-}
-
-template <typename T>
-const std::vector<double>& Statistics<T>::profile(const std::string& name) const {
-    return vars_.at(name).data;
-}
-
-template <typename T>
-const std::vector<double>& Statistics<T>::series(const std::string& name) const {
-    return vars_.at(name).data;
 }
 
 template <typename T>
@@ -376,86 +331,6 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     }
     time_.push_back(time);
     step_.push_back(step);
-}
-
-template <typename T>
-void Statistics<T>::write_file(const std::string& file) const {
-    const QuietHdf5 quiet;
-    Handle fid(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-               "cannot create the file");
-    write_string_attr(fid, "case", case_);
-    write_string_attr(fid, "squall_version", SQUALL_VERSION);
-    write_string_attr(fid, "configuration", yaml_);
-    write_string_attr(fid, "scalar", scalar_);
-    write_string_attr(fid, "title", "squall statistics: horizontal-mean profiles and time series");
-
-    const GridDims& d = grid_.d;
-    const hsize_t nt = time_.size(), nz = hsize_t(d.kmax), nzh = hsize_t(d.kmax + 1);
-    std::vector<double> z(nz), zh(nzh);
-    for (hsize_t k = 0; k < nz; ++k) z[k] = double(grid_.z[d.kstart + k]);
-    for (hsize_t k = 0; k < nzh; ++k) zh[k] = double(grid_.zh[d.kstart + k]);
-
-    DimScales scales(fid);
-    auto scale = [&](const char* name, const std::vector<double>& val, const char* ln,
-                     const char* units) {
-        Handle ds(create_dataset(fid, name, {hsize_t(val.size())}, val.data()), H5Dclose, name);
-        write_string_attr(ds, "units", units);
-        write_string_attr(ds, "long_name", ln);
-        scales.make_scale(ds, std::string("/") + name, name);
-    };
-    scale("time", time_, "model time", "s");
-    scale("z", z, "height of the cell centres", "m");
-    scale("zh", zh, "height of the cell faces", "m");
-
-    Handle prof(H5Gcreate2(fid, "profiles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                "group profiles");
-    Handle ts(H5Gcreate2(fid, "timeseries", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-              "group timeseries");
-    {
-        Handle ds(create_dataset(ts, "step", {nt}, step_.data(), true), H5Dclose, "step");
-        write_string_attr(ds, "units", "1");
-        write_string_attr(ds, "long_name", "time step number");
-        scales.attach(ds, "/timeseries/step", {"/time"});
-    }
-    for (const std::string& name : order_) {
-        const Var& var = vars_.at(name);
-        const bool series = var.loc == Loc::time;
-        const std::string path = (series ? "/timeseries/" : "/profiles/") + name;
-        std::vector<hsize_t> dims{nt};
-        std::vector<std::string> dimnames{"/time"};
-        if (!series) {
-            dims.push_back(var.loc == Loc::z ? nz : nzh);
-            dimnames.push_back(var.loc == Loc::z ? "/z" : "/zh");
-        }
-        Handle ds(create_dataset(series ? ts : prof, name, dims, var.data.data()), H5Dclose, path);
-        write_string_attr(ds, "units", var.units);
-        write_string_attr(ds, "long_name", var.long_name);
-        scales.attach(ds, path, dimnames);
-    }
-    scales.finish();
-}
-
-template <typename T>
-void Statistics<T>::write() const {
-    std::string error;
-    if (decomp_.rank == 0) {
-        const std::string tmp = path_ + ".tmp";
-        try {
-            write_file(tmp);
-            if (std::rename(tmp.c_str(), path_.c_str()) != 0)
-                throw H5Error("cannot rename " + tmp + " to the final name");
-        } catch (const std::exception& e) {
-            std::remove(tmp.c_str());
-            error = e.what();
-            if (error.empty()) error = "unknown error";
-        }
-    }
-    // Every rank learns the outcome, so that all of them throw together.
-    int len = int(error.size());
-    MPI_Bcast(&len, 1, MPI_INT, 0, decomp_.comm);
-    error.resize(std::size_t(len));
-    if (len > 0) MPI_Bcast(error.data(), len, MPI_CHAR, 0, decomp_.comm);
-    if (len > 0) throw std::runtime_error("statistics: cannot write '" + path_ + "': " + error);
 }
 
 template class Statistics<float>;

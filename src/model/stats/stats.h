@@ -1,18 +1,27 @@
 #pragma once
-// Statistics output: horizontal-mean profiles and time series, kept in memory and written
-// to one HDF5 file (layout: docs/output.md).
+// Statistics output: horizontal-mean profiles and time series, appended to one HDF5 file
+// sample by sample (layout and behaviour: docs/output.md).
 //
-// Usage (all calls are collective over decomp.comm):
-//   Statistics<T> stats(grid, decomp, "out/case.stats.h5", cfg.resolved_yaml, "th", cfg.name);
+// Usage (all calls are collective over decomp.comm; rank 0 does the file I/O):
+//   Statistics<T> stats(grid, decomp, "out/case.stats.h5", cfg.resolved_yaml, "th", cfg.name,
+//                       cfg.overwrite);
+//   stats.resume(restart_time);     // only when continuing a run (instead of a new file)
 //   StatsInput<T> in;  in.u = &u; in.v = &v; in.w = &w; in.s = &th; ...
 //   stats.sample(time, step, in);   // on sample times
-//   stats.write();                  // rewrites the whole file atomically (rank 0 writes)
+//   stats.write();                  // appends the new samples and flushes the file
+//
+// A new run creates the file at create() or at the first write(), and refuses an existing
+// file unless `overwrite`. resume(t) continues an existing file instead: it keeps its
+// samples with time <= t, so the continued run must not sample at t again.
+// Every failure throws std::runtime_error naming the file, on every rank.
 //
 // Inputs must have valid ghost cells: u at i = iend and v at j = jend (halo exchange),
 // and the bottom/top ghost levels of s and evisc (boundary conditions), exactly as the
 // tendency kernels see them. All statistics are computed in double regardless of T.
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +30,10 @@
 #include "model/grid.h"
 
 namespace squall {
+
+namespace stats_io {
+class StatsFile;
+}
 
 template <typename T>
 struct StatsInput {
@@ -50,22 +63,32 @@ class Statistics {
 public:
     // scalar: the scalar's name ("th", "b", ... or "" for none); it names the scalar's
     // datasets (th, th2, th_flux, ...). case_name goes into the root attribute "case".
+    // overwrite: a new run replaces an existing file instead of refusing it.
     Statistics(const Grid<T>& grid, const Decomposition& decomp, std::string path,
-               std::string resolved_yaml, std::string scalar, std::string case_name = "");
+               std::string resolved_yaml, std::string scalar, std::string case_name = "",
+               bool overwrite = false);
+    ~Statistics(); // closes the file; everything written is already flushed
 
-    // Compute and append one sample (collective).
+    // Create the file for a new run now (else the first write() does): refuses an existing
+    // file unless `overwrite`.
+    void create();
+    // Continue the file of an earlier run at model time `time`: checks that it has the
+    // same levels, scalar and (at the next write) variables, and drops its samples after
+    // `time`. Call before any write().
+    void resume(double time);
+
+    // Compute one sample and keep it until the next write() (collective).
     void sample(double time, long step, const StatsInput<T>& in);
 
-    // Write everything sampled so far to "<path>.tmp", then rename it over path
-    // (collective; rank 0 writes). Throws std::runtime_error naming the path on every rank
-    // when the file cannot be written; the previous file, if any, is left untouched.
-    void write() const;
+    // Append the samples taken since the last write to the file and flush it (collective).
+    // On failure the file keeps the samples of earlier writes and is closed.
+    void write();
+    // Close the file, reporting a failure (collective).
+    void close();
 
     const std::string& path() const { return path_; }
-    std::size_t nsamples() const { return time_.size(); }
-    // All samples of a profile (nsamples x n, row-major) or time series, by dataset name.
-    const std::vector<double>& profile(const std::string& name) const;
-    const std::vector<double>& series(const std::string& name) const;
+    // Samples in the file plus those not yet written.
+    std::size_t nsamples() const { return nwritten_ + time_.size(); }
     bool has(const std::string& name) const { return vars_.count(name) != 0; }
 
 private:
@@ -78,11 +101,18 @@ private:
     void add(const std::string& name, Loc loc, std::string long_name, std::string units);
     void push(const std::string& name, const std::vector<double>& v);
     void push(const std::string& name, double v);
-    void write_file(const std::string& file) const;
+    // Runs f on rank 0; an exception there is rethrown on every rank, naming the file.
+    void on_root(const std::function<void()>& f);
 
     const Grid<T>& grid_;
     const Decomposition& decomp_;
     std::string path_, yaml_, scalar_, case_;
+    bool overwrite_;
+    bool opened_ = false;      // create() or resume() done
+    bool check_vars_ = false;  // resumed: the next write checks the file's variables
+    std::size_t nwritten_ = 0; // samples in the file
+    std::unique_ptr<stats_io::StatsFile> file_; // rank 0
+    // Samples not yet written:
     std::vector<double> time_;
     std::vector<long long> step_;
     std::map<std::string, Var> vars_;

@@ -1,7 +1,7 @@
 // Statistics file: means, variances, fluxes and time series of fields with a known
 // horizontal structure, read back from the HDF5 file and compared with the analytic
 // horizontal averages worked out below; the file layout (dimension scales, attributes);
-// atomic writing and error reporting.
+// error reporting. Appending, restarts, refusals and failures: test_stats_append.cpp.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -306,7 +306,7 @@ TEST(Stats, NoScalarAndLateSurfaceArePadded) {
     EXPECT_EQ(read_dataset(path, "/profiles/u").dims[0], 2u);
 }
 
-TEST(Stats, FailedWriteThrowsNamingThePathAndKeepsOldFile) {
+TEST(Stats, UncreatableFileThrowsNamingThePath) {
     const Config cfg = stats_test::test_config();
     const Grid<double> g = Grid<double>::make(cfg, 1, 1, 0, 0);
     const Decomposition dec = Decomposition::make(MPI_COMM_WORLD, 1, 1);
@@ -324,18 +324,6 @@ TEST(Stats, FailedWriteThrowsNamingThePathAndKeepsOldFile) {
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
     }
-    // A failing rewrite leaves the previous complete file in place.
-    const std::string good = dir + "/keep.h5";
-    Statistics<double> s2(g, dec, good, "", "th");
-    s2.sample(0.0, 0, input(st, f, false, false));
-    s2.write();
-    fs::create_directory(good + ".tmp"); // blocks the temporary file
-    s2.sample(1.0, 1, input(st, f, false, false));
-    EXPECT_THROW(s2.write(), std::runtime_error);
-    EXPECT_EQ(read_dataset(good, "/time").data.size(), 1u);
-    fs::remove(good + ".tmp");
-    s2.write();
-    EXPECT_EQ(read_dataset(good, "/time").data.size(), 2u);
 }
 
 TEST(Stats, FloatFieldsMatchAnalyticToFloatAccuracy) {
