@@ -147,5 +147,18 @@ TEST_F(Checkpoint, LatestAndKeep) {
     EXPECT_EQ(info.z.size(), 16u);
 }
 
+TEST_F(Checkpoint, KeysAreValidated) {
+    for (const char* bad : {"output.checkpoint_keep=0", "output.checkpoint_every=-1",
+                            "output.checkpoint_wall=-5", "time.walltime_limit=-1"}) {
+        try {
+            drycbl({bad});
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const ConfigError& e) {
+            const std::string key = std::string(bad).substr(0, std::string(bad).find('='));
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+        }
+    }
+}
+
 } // namespace
 } // namespace squall::test
