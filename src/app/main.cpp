@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
     CLI::App* run = app.add_subcommand("run", "run a case");
     add_case_options(run);
     run->add_option("--threads", threads, "OpenMP threads per rank (default: OMP_NUM_THREADS)");
+    std::string restart;
+    run->add_option("--restart", restart,
+                    "continue from a checkpoint: a file, or 'latest' (the newest of this case "
+                    "in output.dir)");
     bool profile = false;
     run->add_flag("--profile", profile,
                   "print the time of every kernel per step at the end (as SQUALL_PROFILE=1)");
@@ -75,6 +79,7 @@ int main(int argc, char** argv) {
             if (threads > 0) omp_set_num_threads(threads);
             // Read when the backends start, so before run_case.
             if (profile) setenv("SQUALL_PROFILE", "1", 1);
+            cfg.restart = restart;
             code = squall::run_case(cfg); // chooses the backend (auto, cpu, gpu)
         }
     } catch (const CLI::ParseError& e) {

@@ -20,13 +20,14 @@ struct ModelRun {
     Config cfg;
     Decomposition decomp;
     std::unique_ptr<Model<T>> model;
-    ModelRun(Config c, MPI_Comm comm) : cfg(std::move(c)) {
+    // initialise = false: the caller sets the state (e.g. Model::restart).
+    ModelRun(Config c, MPI_Comm comm, bool initialise = true) : cfg(std::move(c)) {
         int n = 1;
         MPI_Comm_size(comm, &n);
         const Decomp2 np = resolve_decomposition(cfg, n);
         decomp = Decomposition::make(comm, np.npx, np.npy);
         model = std::make_unique<Model<T>>(cfg, decomp);
-        model->initialise();
+        if (initialise) model->initialise();
     }
     ~ModelRun() {
         model.reset();

@@ -33,8 +33,10 @@ const std::vector<SectionKeys>& schema_sections() {
         {"init",
          {"type", "th0", "lapse_rate", "mixed_layer_height", "perturb_amplitude", "perturb_height",
           "seed", "u0", "v0"}},
-        {"time", {"rk", "endtime", "dt", "dtmax", "adaptive", "max_steps"}},
-        {"output", {"status_every", "stats_every", "dir", "stats_file"}},
+        {"time", {"rk", "endtime", "dt", "dtmax", "adaptive", "max_steps", "walltime_limit"}},
+        {"output",
+         {"status_every", "stats_every", "dir", "stats_file", "checkpoint_every", "checkpoint_wall",
+          "checkpoint_keep"}},
     };
     return sections;
 }
@@ -239,12 +241,16 @@ void read_sections(CaseReader& r, Config& c) {
     time.real("dtmax", c.dtmax, positive());
     time.boolean("adaptive", c.adaptive_dt);
     time.integer("max_steps", c.max_steps, at_least(-1));
+    time.real("walltime_limit", c.walltime_limit, at_least(0));
 
     Section out = top.child("output", keys_of("output"));
     out.integer("status_every", c.status_every, at_least(1));
     out.real("stats_every", c.stats_every, at_least(0));
     out.string("dir", c.output_dir);
     out.string("stats_file", c.stats_file);
+    out.real("checkpoint_every", c.checkpoint_every, at_least(0));
+    out.real("checkpoint_wall", c.checkpoint_wall, at_least(0));
+    out.integer("checkpoint_keep", c.checkpoint_keep, at_least(1));
 
     // ---- Rules that involve more than one key -------------------------------------------
     const GridConfig& g = c.grid;

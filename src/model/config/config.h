@@ -103,12 +103,19 @@ struct Config {
     double dtmax = 1e9;                                 // time.dtmax
     bool adaptive_dt = true;                            // time.adaptive
     long max_steps = -1;                                // time.max_steps (-1 = no limit)
+    double walltime_limit = 0;                          // time.walltime_limit (wall s, 0 = none)
 
     int status_every = 10;                              // output.status_every (steps)
     double stats_every = 0;                             // output.stats_every (s, 0 = off)
     std::string output_dir = ".";                       // output.dir
     std::string stats_file;                             // output.stats_file (default <name>.stats.h5)
+    double checkpoint_every = 0;                        // output.checkpoint_every (model s, 0 = off)
+    double checkpoint_wall = 0;                         // output.checkpoint_wall (wall s, 0 = off)
+    int checkpoint_keep = 2;                            // output.checkpoint_keep (>= 1)
+
     bool overwrite = false;                             // --overwrite: replace existing output
+    // Not a case key: `squall run --restart FILE|latest` (empty: start from cfg.init).
+    std::string restart;
 
     std::string resolved_yaml;                          // the full resolved configuration
 };

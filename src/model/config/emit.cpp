@@ -138,6 +138,7 @@ std::string emit_resolved(const Config& c) {
     w.real("dtmax", c.dtmax);
     w.boolean("adaptive", c.adaptive_dt);
     w.integer("max_steps", c.max_steps);
+    w.real("walltime_limit", c.walltime_limit);
     w.end();
 
     w.begin("output");
@@ -145,6 +146,9 @@ std::string emit_resolved(const Config& c) {
     w.real("stats_every", c.stats_every);
     w.text("dir", c.output_dir);
     w.text("stats_file", c.stats_file);
+    w.real("checkpoint_every", c.checkpoint_every);
+    w.real("checkpoint_wall", c.checkpoint_wall);
+    w.integer("checkpoint_keep", c.checkpoint_keep);
     w.end();
 
     e << YAML::EndMap;

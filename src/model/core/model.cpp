@@ -147,6 +147,12 @@ void Model<T>::initialise() {
     set_initial_fields(cfg_, g_, f_);
     f_.to_device();
     set_boundaries();
+    set_sponge_reference();
+    project_initial();
+}
+
+template <typename T>
+void Model<T>::set_sponge_reference() {
     if (cfg_.sponge.enabled) {
         // Relax towards the unperturbed initial state; it is analytic, so it is the same on
         // every rank and the run stays independent of the decomposition.
@@ -163,7 +169,6 @@ void Model<T>::initialise() {
             sponge_sref_ = std::move(sref);
         }
     }
-    project_initial();
 }
 
 template <typename T>
@@ -362,7 +367,7 @@ void Model<T>::run() {
         gpu_runtime().profile_reset();
     else
         cpu::profile_reset();
-    if (istats_every_ > 0) sample_stats();
+    if (istats_every_ > 0 && !restarted_) sample_stats(); // a restart's was taken before
     print_status(0, 0);
     while (itime_ < iendtime_ && (cfg_.max_steps < 0 || nstep_ < cfg_.max_steps)) {
         step();
@@ -377,15 +382,18 @@ void Model<T>::run() {
             t_last = now;
             n_last = nstep_;
         }
+        if (checkpoint_after_step()) break;
     }
+    final_checkpoint();
     if (on_device_) rt::Driver::get().synchronize(); // kernels run asynchronously
     const double total = std::chrono::duration<double>(clock::now() - t_start).count();
-    to_host(); // the final state back on the host
-    if (decomp_.rank == 0 && nstep_ > 0) {
+    to_host();                          // the final state back on the host
+    const long nrun = nstep_ - n_first; // this run's steps (a restart starts at n_first > 0)
+    if (decomp_.rank == 0 && nrun > 0) {
         const double points = double(g_.d.itot) * g_.d.jtot * g_.d.ktot;
         fmt::print("squall: {} steps in {:.3f} s: {:.4f} s/step, {:.2f} ns per grid point per step "
                    "(RK{})\n",
-                   nstep_, total, total / nstep_, 1e9 * total / nstep_ / points, cfg_.rk_order);
+                   nrun, total, total / nrun, 1e9 * total / nrun / points, cfg_.rk_order);
     }
     if (on_device_ ? gpu_runtime().profiling() : cpu::profiling()) {
         const std::string table =

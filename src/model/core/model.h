@@ -14,6 +14,7 @@
 #include "model/core/metrics.h"
 #include "model/decomp.h"
 #include "model/grid.h"
+#include "model/io/checkpoint.h"
 
 namespace squall {
 
@@ -44,7 +45,14 @@ public:
     // launch (one recorded pass through them); returns the number of variants. CPU: 0.
     // Call before initialise(): the recorded pass leaves the fields' contents undefined.
     std::size_t precompile();
-    void initialise();            // initial fields from cfg.init, projected divergence-free
+    void initialise(); // initial fields from cfg.init, projected divergence-free
+    // Instead of initialise(): the state of a checkpoint (restart.cpp). Throws, naming every
+    // key that differs, when the checkpoint does not fit this case.
+    void restart(const std::string& checkpoint_file);
+    // Writes the state to output.dir/<case>.chk.<itime>.h5 (collective); returns the path.
+    std::string write_checkpoint();
+    // The process exit code the run asks for: 0, or 128 + signal after a stop by a signal.
+    int exit_code() const { return exit_code_; }
     void run();                   // advance to endtime, printing status and writing stats
     void step();                  // one full RK step of size dt (adaptive or fixed)
     void set_fixed_dt(double dt); // for tests: disable adaptivity and use dt
@@ -85,6 +93,18 @@ private:
     bool fixed_dt_ = false;
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
     int sponge_kstart_ = 0; // first level with a non-zero damping rate (the sponge's bottom)
+    void set_sponge_reference();
+
+    // Checkpoints, restart, signals and the wall-time limit (restart.cpp).
+    bool restarted_ = false;
+    int exit_code_ = 0;
+    std::int64_t itime_last_checkpoint_ = -1;
+    double wall_start_ = wall_seconds(), wall_last_step_ = -1, wall_last_checkpoint_ = -1;
+    double checkpoint_seconds_ = -1; // the last write's duration (-1: none yet)
+    static double wall_seconds();
+    std::vector<io::CheckpointField<T>> checkpoint_fields();
+    bool checkpoint_after_step(); // at the end of every step; true: stop the run
+    void final_checkpoint();      // at the end of the run, when checkpoints are on
 
     // One RK substep pieces (tendencies.cpp, boundaries.cpp, surface_layer.cpp, projection.cpp).
     void surface_layer();

@@ -7,6 +7,7 @@
 
 #include "model/core/gpu_session.h"
 #include "model/core/model.h"
+#include "model/core/stop_signal.h"
 
 namespace squall {
 
@@ -60,7 +61,8 @@ bool choose_backend(Config& cfg, const Decomposition& decomp, int rank) {
 }
 
 template <typename T>
-void run_typed(const Config& cfg, const Decomposition& decomp) {
+int run_typed(const Config& cfg, const Decomposition& decomp) {
+    int code = 0;
     const bool gpu = cfg.backend == Backend::gpu;
     if (gpu) gpu_dispatch(true);
     try {
@@ -74,13 +76,22 @@ void run_typed(const Config& cfg, const Decomposition& decomp) {
                 fmt::print("squall: compiled {} GPU kernel variant(s) in parallel in {:.2f} s\n", n,
                            s);
         }
-        model.initialise();
+        if (cfg.restart.empty())
+            model.initialise();
+        else // "latest": the newest checkpoint of this case in output.dir
+            model.restart(cfg.restart == "latest" ? io::latest_checkpoint(cfg.output_dir, cfg.name)
+                                                  : cfg.restart);
+        install_stop_handlers();
         model.run();
+        remove_stop_handlers();
+        code = model.exit_code();
     } catch (...) {
+        remove_stop_handlers();
         if (gpu) gpu_dispatch(false);
         throw;
     }
     if (gpu) gpu_dispatch(false);
+    return code;
 }
 
 } // namespace
@@ -104,12 +115,10 @@ int run_case(const Config& cfg_in) {
         fmt::print("--- resolved configuration ---\n{}\n------------------------------\n",
                    cfg.resolved_yaml);
     }
-    if (cfg.precision == Precision::single)
-        run_typed<float>(cfg, decomp);
-    else
-        run_typed<double>(cfg, decomp);
+    const int code = cfg.precision == Precision::single ? run_typed<float>(cfg, decomp)
+                                                        : run_typed<double>(cfg, decomp);
     decomp.free();
-    return 0;
+    return code;
 }
 
 } // namespace squall

@@ -1,0 +1,449 @@
+// Checkpoint files in HDF5 (serial library): rank 0 writes, one rank's block at a time.
+#include "model/io/checkpoint.h"
+
+#include <fcntl.h>
+#include <hdf5.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <optional>
+
+namespace squall::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+long fail_at_call = 0; // tests: the n-th checked call fails (0 = off)
+long call_count = 0;
+bool counting = false; // only the writer's calls count
+
+struct H5Fail : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Every HDF5 result goes through check(): a negative id or status is a failure.
+template <typename R>
+R check(R r, const std::string& what) {
+    if (r < 0) throw H5Fail(what);
+    if (counting && fail_at_call > 0 && ++call_count == fail_at_call)
+        throw H5Fail(what + " (injected failure)");
+    return r;
+}
+
+// Owns an HDF5 id; the destructor closes it (used on error paths, where a second failure
+// cannot make things worse). Files are closed explicitly with their result checked.
+class Id {
+public:
+    Id(hid_t id, herr_t (*close)(hid_t), const std::string& what)
+        : id_(check(id, what)), close_(close) {}
+    Id(const Id&) = delete;
+    Id& operator=(const Id&) = delete;
+    ~Id() {
+        if (id_ >= 0) close_(id_);
+    }
+    operator hid_t() const { return id_; }
+    void close(const std::string& what) {
+        const hid_t id = id_;
+        id_ = -1;
+        check(close_(id), what);
+    }
+
+private:
+    hid_t id_;
+    herr_t (*close_)(hid_t);
+};
+
+// Silences HDF5's own error stack printing; failures are reported by check().
+class QuietHdf5 {
+public:
+    QuietHdf5() {
+        H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    }
+    ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+
+private:
+    H5E_auto2_t func_ = nullptr;
+    void* data_ = nullptr;
+};
+
+void write_string_attr(hid_t loc, const char* name, const std::string& value) {
+    Id type(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
+    check(H5Tset_size(type, value.size() + 1), "string size");
+    check(H5Tset_strpad(type, H5T_STR_NULLTERM), "string padding");
+    Id space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
+    Id attr(H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
+    check(H5Awrite(attr, type, value.c_str()), name);
+}
+
+void write_int_attr(hid_t loc, const char* name, std::int64_t value) {
+    Id space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
+    Id attr(H5Acreate2(loc, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
+    check(H5Awrite(attr, H5T_NATIVE_INT64, &value), name);
+}
+
+void write_real_attr(hid_t loc, const char* name, double value) {
+    Id space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
+    Id attr(H5Acreate2(loc, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
+    check(H5Awrite(attr, H5T_NATIVE_DOUBLE, &value), name);
+}
+
+std::string read_string_attr(hid_t loc, const char* name) {
+    Id attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, name);
+    Id type(H5Aget_type(attr), H5Tclose, name);
+    const std::size_t n = H5Tget_size(type);
+    std::string s(n, '\0');
+    Id mtype(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
+    check(H5Tset_size(mtype, n), "string size");
+    check(H5Aread(attr, mtype, s.data()), name);
+    s.resize(std::strlen(s.c_str()));
+    return s;
+}
+
+std::int64_t read_int_attr(hid_t loc, const char* name) {
+    std::int64_t v = 0;
+    Id attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, name);
+    check(H5Aread(attr, H5T_NATIVE_INT64, &v), name);
+    return v;
+}
+
+template <typename T>
+hid_t mem_type() {
+    return sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+}
+template <typename T>
+hid_t file_type() {
+    return sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+}
+
+// A rank's block of the global interior: offsets and sizes in x and y (all levels).
+struct Block {
+    int ioff, joff, imax, jmax;
+};
+
+template <typename T>
+void pack_interior(const Field3d<T>& a, std::vector<T>& buf) {
+    const GridDims& d = a.dims();
+    buf.resize(std::size_t(d.imax) * d.jmax * d.ktot);
+    std::size_t n = 0;
+    for (int k = d.kstart; k < d.kend; ++k)
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i) buf[n++] = a(i, j, k);
+}
+
+void fsync_path(const std::string& path, bool directory) {
+    const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+    if (fd < 0) throw H5Fail("open for fsync");
+    const int rc = ::fsync(fd);
+    ::close(fd);
+    if (rc != 0 && !directory) throw H5Fail("fsync");
+}
+
+// Rank 0's part of write_checkpoint: the file, then each field block by block. Every block
+// is received even after a failure, so that no sender waits forever; `error` names the
+// first failed step.
+template <typename T>
+void write_on_root(const std::string& tmp, const CheckpointInfo& info,
+                   const std::vector<CheckpointField<T>>& fields, const Decomposition& dc,
+                   const std::vector<Block>& blocks, std::string& error) {
+    const QuietHdf5 quiet;
+    auto attempt = [&](auto&& action) {
+        if (!error.empty()) return;
+        try {
+            action();
+        } catch (const H5Fail& e) {
+            error = e.what();
+        }
+    };
+    std::optional<Id> file, group;
+    attempt([&] {
+        file.emplace(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                     "create");
+        write_string_attr(*file, "squall_version", SQUALL_VERSION);
+        write_string_attr(*file, "precision", info.precision);
+        write_string_attr(*file, "backend", info.backend);
+        write_string_attr(*file, "case", info.resolved_yaml);
+        write_int_attr(*file, "itime", info.itime);
+        write_int_attr(*file, "idt", info.idt);
+        write_int_attr(*file, "nstep", info.nstep);
+        write_real_attr(*file, "time", info.time);
+        write_int_attr(*file, "itot", info.itot);
+        write_int_attr(*file, "jtot", info.jtot);
+        write_int_attr(*file, "ktot", info.ktot);
+        write_int_attr(*file, "npx", info.npx);
+        write_int_attr(*file, "npy", info.npy);
+        const hsize_t nz = info.z.size();
+        Id space(H5Screate_simple(1, &nz, nullptr), H5Sclose, "z space");
+        Id ds(H5Dcreate2(*file, "z", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+              H5Dclose, "z");
+        check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, info.z.data()), "z");
+        ds.close("closing z");
+        group.emplace(H5Gcreate2(*file, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                      "fields group");
+    });
+    const hsize_t dims[3] = {hsize_t(info.ktot), hsize_t(info.jtot), hsize_t(info.itot)};
+    std::vector<T> buf;
+    for (const auto& f : fields) {
+        std::optional<Id> space, ds;
+        attempt([&] {
+            space.emplace(H5Screate_simple(3, dims, nullptr), H5Sclose, f.name + " space");
+            ds.emplace(H5Dcreate2(*group, f.name.c_str(), file_type<T>(), *space, H5P_DEFAULT,
+                                  H5P_DEFAULT, H5P_DEFAULT),
+                       H5Dclose, f.name);
+        });
+        for (int r = 0; r < dc.nprocs; ++r) {
+            const Block& b = blocks[r];
+            if (r == 0) {
+                if (error.empty()) pack_interior(*f.field, buf);
+            } else {
+                buf.resize(std::size_t(b.imax) * b.jmax * info.ktot);
+                MPI_Recv(buf.data(), int(buf.size()), mpi_type<T>(), r, 0, dc.comm,
+                         MPI_STATUS_IGNORE);
+            }
+            attempt([&] {
+                const hsize_t start[3] = {0, hsize_t(b.joff), hsize_t(b.ioff)};
+                const hsize_t count[3] = {hsize_t(info.ktot), hsize_t(b.jmax), hsize_t(b.imax)};
+                Id mspace(H5Screate_simple(3, count, nullptr), H5Sclose, "memory space");
+                check(H5Sselect_hyperslab(*space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+                      f.name + " block");
+                check(H5Dwrite(*ds, mem_type<T>(), mspace, *space, H5P_DEFAULT, buf.data()),
+                      "writing " + f.name);
+            });
+        }
+        attempt([&] { ds->close("closing " + f.name); });
+    }
+    attempt([&] {
+        group->close("closing fields");
+        check(H5Fflush(*file, H5F_SCOPE_GLOBAL), "flush");
+        file->close("close");
+        fsync_path(tmp, false);
+    });
+}
+
+} // namespace
+
+void fail_hdf5_call_for_testing(long n) {
+    fail_at_call = n;
+}
+
+template <typename T>
+void write_checkpoint(const std::string& path, const CheckpointInfo& info,
+                      const std::vector<CheckpointField<T>>& fields, const Decomposition& dc) {
+    const GridDims& d = fields.at(0).field->dims();
+    const Block mine{d.ioffset, d.joffset, d.imax, d.jmax};
+    std::vector<Block> blocks(dc.rank == 0 ? dc.nprocs : 0);
+    MPI_Gather(&mine, 4, MPI_INT, blocks.data(), 4, MPI_INT, 0, dc.comm);
+    const std::string tmp = fmt::format("{}.tmp.{}", path, long(::getpid()));
+    std::string error;
+    if (dc.rank == 0) {
+        call_count = 0;
+        counting = true;
+        write_on_root(tmp, info, fields, dc, blocks, error);
+        counting = false;
+        if (error.empty() && std::rename(tmp.c_str(), path.c_str()) != 0)
+            error = "rename to the final name";
+        if (!error.empty())
+            std::remove(tmp.c_str());
+        else
+            fsync_path(fs::path(path).parent_path().empty() ? std::string(".")
+                                                            : fs::path(path).parent_path().string(),
+                       true);
+    } else {
+        // Blocks go one at a time: rank 0 holds one rank's block besides its own fields.
+        std::vector<T> buf;
+        for (const auto& f : fields) {
+            pack_interior(*f.field, buf);
+            MPI_Send(buf.data(), int(buf.size()), mpi_type<T>(), 0, 0, dc.comm);
+        }
+    }
+    int n = int(error.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, dc.comm);
+    error.resize(n);
+    MPI_Bcast(error.data(), n, MPI_CHAR, 0, dc.comm);
+    if (!error.empty())
+        throw CheckpointError(fmt::format("cannot write checkpoint {}: {} failed; the previous "
+                                          "checkpoints are untouched",
+                                          path, error));
+}
+
+CheckpointInfo read_checkpoint_info(const std::string& path) {
+    const QuietHdf5 quiet;
+    CheckpointInfo info;
+    try {
+        if (!fs::is_regular_file(path)) throw H5Fail("open (no such file)");
+        Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open");
+        info.precision = read_string_attr(file, "precision");
+        info.backend = read_string_attr(file, "backend");
+        info.resolved_yaml = read_string_attr(file, "case");
+        info.itime = read_int_attr(file, "itime");
+        info.idt = read_int_attr(file, "idt");
+        info.nstep = long(read_int_attr(file, "nstep"));
+        info.itot = int(read_int_attr(file, "itot"));
+        info.jtot = int(read_int_attr(file, "jtot"));
+        info.ktot = int(read_int_attr(file, "ktot"));
+        info.npx = int(read_int_attr(file, "npx"));
+        info.npy = int(read_int_attr(file, "npy"));
+        info.time = double(info.itime) * 1e-9;
+        Id z(H5Dopen2(file, "z", H5P_DEFAULT), H5Dclose, "z");
+        Id zspace(H5Dget_space(z), H5Sclose, "z space");
+        info.z.resize(std::size_t(check(H5Sget_simple_extent_npoints(zspace), "z size")));
+        check(H5Dread(z, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, info.z.data()), "z");
+        Id group(H5Gopen2(file, "fields", H5P_DEFAULT), H5Gclose, "fields group");
+        H5G_info_t gi;
+        check(H5Gget_info(group, &gi), "fields group");
+        for (hsize_t n = 0; n < gi.nlinks; ++n) {
+            char name[256] = {};
+            check(H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, n, name, sizeof name,
+                                     H5P_DEFAULT),
+                  "field name");
+            info.fields.push_back(name);
+        }
+    } catch (const H5Fail& e) {
+        throw CheckpointError(fmt::format("cannot read checkpoint {}: {}", path, e.what()));
+    }
+    return info;
+}
+
+template <typename T>
+void read_checkpoint_fields(const std::string& path, const std::vector<CheckpointField<T>>& fields,
+                            const Decomposition&) {
+    const QuietHdf5 quiet;
+    try {
+        Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open");
+        std::vector<T> buf;
+        for (const auto& f : fields) {
+            Field3d<T>& a = *f.field;
+            const GridDims& d = a.dims();
+            Id ds(H5Dopen2(file, ("fields/" + f.name).c_str(), H5P_DEFAULT), H5Dclose,
+                  "field " + f.name);
+            Id space(H5Dget_space(ds), H5Sclose, f.name + " space");
+            hsize_t dims[3] = {};
+            if (check(H5Sget_simple_extent_ndims(space), f.name) != 3)
+                throw H5Fail(f.name + " is not 3-D");
+            check(H5Sget_simple_extent_dims(space, dims, nullptr), f.name);
+            if (dims[0] != hsize_t(d.ktot) || dims[1] != hsize_t(d.jtot) ||
+                dims[2] != hsize_t(d.itot))
+                throw H5Fail(fmt::format("{} has {} x {} x {} points, the grid {} x {} x {}",
+                                         f.name, dims[2], dims[1], dims[0], d.itot, d.jtot,
+                                         d.ktot));
+            const hsize_t start[3] = {0, hsize_t(d.joffset), hsize_t(d.ioffset)};
+            const hsize_t count[3] = {hsize_t(d.ktot), hsize_t(d.jmax), hsize_t(d.imax)};
+            Id mspace(H5Screate_simple(3, count, nullptr), H5Sclose, "memory space");
+            check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+                  f.name + " block");
+            buf.resize(std::size_t(d.imax) * d.jmax * d.ktot);
+            check(H5Dread(ds, mem_type<T>(), mspace, space, H5P_DEFAULT, buf.data()),
+                  "reading " + f.name);
+            std::size_t n = 0;
+            for (int k = d.kstart; k < d.kend; ++k)
+                for (int j = d.jstart; j < d.jend; ++j)
+                    for (int i = d.istart; i < d.iend; ++i) a(i, j, k) = buf[n++];
+        }
+        file.close("close");
+    } catch (const H5Fail& e) {
+        throw CheckpointError(fmt::format("cannot read checkpoint {}: {}", path, e.what()));
+    }
+}
+
+std::string checkpoint_name(const std::string& case_name, std::int64_t itime) {
+    return fmt::format("{}.chk.{:020d}.h5", case_name, itime);
+}
+
+std::vector<std::string> list_checkpoints(const std::string& dir, const std::string& case_name) {
+    std::vector<std::string> r;
+    std::error_code ec;
+    const std::string prefix = case_name + ".chk.";
+    for (const auto& e : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
+        const std::string n = e.path().filename().string();
+        // The exact form checkpoint_name() gives: prefix, 20 digits, ".h5".
+        if (n.size() == prefix.size() + 23 && n.rfind(prefix, 0) == 0 &&
+            n.compare(n.size() - 3, 3, ".h5") == 0 &&
+            std::all_of(n.begin() + long(prefix.size()), n.end() - 3,
+                        [](char c) { return c >= '0' && c <= '9'; }))
+            r.push_back(e.path().string());
+    }
+    std::sort(r.begin(), r.end());
+    return r;
+}
+
+std::string latest_checkpoint(const std::string& dir, const std::string& case_name) {
+    const auto all = list_checkpoints(dir, case_name);
+    if (all.empty())
+        throw CheckpointError(fmt::format("--restart latest: no checkpoint of case '{}' ({}) in {}",
+                                          case_name, checkpoint_name(case_name, 0),
+                                          dir.empty() ? "." : dir));
+    return all.back();
+}
+
+void prune_checkpoints(const std::string& dir, const std::string& case_name, int keep) {
+    const auto all = list_checkpoints(dir, case_name);
+    for (std::size_t n = 0; n + std::size_t(std::max(keep, 1)) < all.size(); ++n)
+        std::remove(all[n].c_str());
+}
+
+bool restart_mutable_key(const std::string& key) {
+    // Run control and output, the requested backend and rank layout, and the case name
+    // (the physics do not depend on them).
+    return key == "name" || key == "time.endtime" || key == "time.max_steps" ||
+           key == "time.walltime_limit" || key.rfind("output.", 0) == 0 || key == "model.backend" ||
+           key.rfind("mpi.", 0) == 0;
+}
+
+namespace {
+void flatten(const YAML::Node& n, const std::string& prefix,
+             std::map<std::string, std::string>& out) {
+    if (n.IsMap()) {
+        for (const auto& kv : n)
+            flatten(kv.second,
+                    prefix.empty() ? kv.first.as<std::string>()
+                                   : prefix + "." + kv.first.as<std::string>(),
+                    out);
+    } else if (n.IsSequence()) {
+        std::string s = "[";
+        for (std::size_t i = 0; i < n.size(); ++i) s += (i ? ", " : "") + n[i].as<std::string>();
+        out[prefix] = s + "]";
+    } else {
+        out[prefix] = n.IsNull() ? "" : n.as<std::string>();
+    }
+}
+} // namespace
+
+std::vector<std::string> case_differences(const std::string& checkpoint_yaml,
+                                          const std::string& case_yaml) {
+    std::map<std::string, std::string> a, b;
+    flatten(YAML::Load(checkpoint_yaml), "", a);
+    flatten(YAML::Load(case_yaml), "", b);
+    std::vector<std::string> r;
+    for (const auto& [key, va] : a) {
+        if (restart_mutable_key(key)) continue;
+        const auto it = b.find(key);
+        const std::string vb = it == b.end() ? "(absent)" : it->second;
+        if (va != vb) r.push_back(fmt::format("{}: checkpoint {}, case {}", key, va, vb));
+    }
+    for (const auto& [key, vb] : b)
+        if (!restart_mutable_key(key) && !a.count(key))
+            r.push_back(fmt::format("{}: checkpoint (absent), case {}", key, vb));
+    return r;
+}
+
+template void write_checkpoint<float>(const std::string&, const CheckpointInfo&,
+                                      const std::vector<CheckpointField<float>>&,
+                                      const Decomposition&);
+template void write_checkpoint<double>(const std::string&, const CheckpointInfo&,
+                                       const std::vector<CheckpointField<double>>&,
+                                       const Decomposition&);
+template void read_checkpoint_fields<float>(const std::string&,
+                                            const std::vector<CheckpointField<float>>&,
+                                            const Decomposition&);
+template void read_checkpoint_fields<double>(const std::string&,
+                                             const std::vector<CheckpointField<double>>&,
+                                             const Decomposition&);
+
+} // namespace squall::io
