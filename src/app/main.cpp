@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
     CLI::App* run = app.add_subcommand("run", "run a case");
     add_case_options(run);
     run->add_option("--threads", threads, "OpenMP threads per rank (default: OMP_NUM_THREADS)");
+    bool overwrite = false;
+    run->add_flag("--overwrite", overwrite, "replace existing output files in output.dir");
     bool profile = false;
     run->add_flag("--profile", profile,
                   "print the time of every kernel per step at the end (as SQUALL_PROFILE=1)");
@@ -64,6 +66,7 @@ int main(int argc, char** argv) {
         }
         if (!backend.empty()) overrides.push_back("model.backend=" + backend);
         squall::Config cfg = squall::load_config(case_file, overrides);
+        cfg.overwrite = overwrite;
         if (check->parsed()) {
             int nprocs = 1;
             MPI_Comm_size(MPI_COMM_WORLD, &nprocs);

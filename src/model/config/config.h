@@ -110,6 +110,7 @@ struct Config {
     std::string stats_file;                             // output.stats_file (default <name>.stats.h5)
 
     std::string resolved_yaml;                          // the full resolved configuration
+    bool overwrite = false;                             // --overwrite: replace existing output
 };
 
 // Load, validate and resolve a case. `overrides` are "dotted.key=value" strings from

@@ -53,7 +53,8 @@ struct NumericalFailure : std::runtime_error {
 // global, so every rank throws).
 template <typename T>
 void check_finite(Model<T>& m, const Diagnostics& dg);
-// Scans the prognostic fields (copied to the host first), writes
+// Scans the prognostic fields (copied to the host first) for the first NaN/Inf (or, when
+// all are finite, the value of largest magnitude), writes
 // <output.dir>/<case>.failed.<step>.txt on rank 0, and throws NumericalFailure.
 // `diagnostic` names what found the failure (e.g. "ke = nan"). Collective.
 template <typename T>

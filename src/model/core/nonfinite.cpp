@@ -58,6 +58,8 @@ void fail_not_finite(Model<T>& m, const std::string& diagnostic) {
     const long long npoints = (long long)d.itot * d.jtot * d.ktot;
     long long first = std::numeric_limits<long long>::max(); // over fields, then (k, j, i)
     double total_bad = 0;
+    double largest = -1, largest_value = 0; // the finite value of largest magnitude
+    long long largest_key = 0;
     for (std::size_t n = 0; n < scans.size(); ++n) {
         Scan<T>& s = scans[n];
         LevelSummary& L = s.levels;
@@ -69,15 +71,17 @@ void fail_not_finite(Model<T>& m, const std::string& diagnostic) {
                 for (int i = d.istart; i < d.iend; ++i) {
                     const double v = double((*s.f)(i, j, k));
                     const int kl = k - d.kstart;
-                    if (std::isfinite(v)) {
-                        L.min[kl] = std::min(L.min[kl], v);
-                        L.max[kl] = std::max(L.max[kl], v);
-                        continue;
-                    }
-                    L.bad[kl] += 1;
                     const long long gi = i - d.istart + d.ioffset, gj = j - d.jstart + d.joffset;
                     const long long key =
                         (long long)n * npoints + ((kl * (long long)d.jtot) + gj) * d.itot + gi;
+                    if (std::isfinite(v)) {
+                        L.min[kl] = std::min(L.min[kl], v);
+                        L.max[kl] = std::max(L.max[kl], v);
+                        if (std::abs(v) > largest)
+                            largest = std::abs(v), largest_value = v, largest_key = key;
+                        continue;
+                    }
+                    L.bad[kl] += 1;
                     if (key < first) first = key, s.first_value = v;
                 }
         MPI_Allreduce(MPI_IN_PLACE, L.min.data(), d.kmax, MPI_DOUBLE, MPI_MIN, comm);
@@ -88,12 +92,30 @@ void fail_not_finite(Model<T>& m, const std::string& diagnostic) {
     long long global_first = first;
     MPI_Allreduce(&first, &global_first, 1, MPI_LONG_LONG, MPI_MIN, comm);
 
-    std::string where = "no NaN or Inf in the interior of the prognostic fields";
-    if (total_bad > 0) {
+    // "field u" and "i = 5, j = 6, k = 3" of a key.
+    auto point = [&](long long key) {
+        const long long rest = key % npoints;
+        return std::pair{scans[std::size_t(key / npoints)].name,
+                         fmt::format("i = {}, j = {}, k = {}", rest % d.itot,
+                                     (rest / d.itot) % d.jtot,
+                                     rest / ((long long)d.itot * d.jtot))};
+    };
+    std::string where;
+    if (total_bad == 0) {
+        // Finite but overflowing diagnostics (e.g. ke = inf): name the largest value.
+        struct {
+            double v;
+            int rank;
+        } mine{largest, m.decomp().rank}, top{};
+        MPI_Allreduce(&mine, &top, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+        double sent[2] = {largest_value, double(largest_key)};
+        MPI_Bcast(sent, 2, MPI_DOUBLE, top.rank, comm);
+        const auto [name, at] = point((long long)sent[1]);
+        where = fmt::format("no NaN or Inf in the prognostic fields yet; their largest magnitude "
+                            "is field {} = {:.6g} at {} (0-based global cell indices)",
+                            name, sent[0], at);
+    } else {
         const std::size_t n = std::size_t(global_first / npoints);
-        const long long rest = global_first % npoints;
-        const long long gi = rest % d.itot, gj = (rest / d.itot) % d.jtot,
-                        k = rest / ((long long)d.itot * d.jtot);
         // The owner knows the value: 0 NaN, 1 +Inf, 2 -Inf.
         int kind = -1;
         if (first == global_first) {
@@ -102,9 +124,10 @@ void fail_not_finite(Model<T>& m, const std::string& diagnostic) {
         }
         MPI_Allreduce(MPI_IN_PLACE, &kind, 1, MPI_INT, MPI_MAX, comm);
         const char* kinds[] = {"nan", "inf", "-inf"};
-        where = fmt::format("field {} is {} at i = {}, j = {}, k = {} (0-based global cell "
-                            "indices; {:.0f} non-finite points in all)",
-                            scans[n].name, kinds[std::max(kind, 0)], gi, gj, k, total_bad);
+        const auto [name, at] = point(global_first);
+        where = fmt::format("field {} is {} at {} (0-based global cell indices; {:.0f} "
+                            "non-finite points in all)",
+                            name, kinds[std::max(kind, 0)], at, total_bad);
     }
     const std::filesystem::path file = std::filesystem::path(cfg.output_dir) /
                                        fmt::format("{}.failed.{}.txt", cfg.name, m.steps());
@@ -114,6 +137,8 @@ void fail_not_finite(Model<T>& m, const std::string& diagnostic) {
                     m.steps(), m.time(), diagnostic, where, file.string());
 
     if (m.decomp().rank == 0) {
+        std::error_code ec; // the run may not have written anything there yet
+        std::filesystem::create_directories(file.parent_path(), ec);
         std::FILE* fp = std::fopen(file.c_str(), "w");
         if (fp) {
             fmt::print(fp, "# squall: {}\n# case {}, {} x {} x {} grid, step {}, time {:.9g} s\n",

@@ -2,6 +2,7 @@
 // run naming the field, step, time and point, with a diagnostic file; the last steps
 // before an output time are spread so that none is a sliver; the ETA counts the step
 // limit; a case too large for host memory is refused before anything is allocated.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -21,13 +22,26 @@ namespace fs = std::filesystem;
 namespace squall::test {
 namespace {
 
+int world_rank() {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+// One directory for all ranks (named after rank 0's process), removed by rank 0.
 struct TempDir {
     fs::path path;
     explicit TempDir(const std::string& tag) {
-        path = fs::temp_directory_path() / ("squall_failsafe_" + tag + "_" + std::to_string(getpid()));
-        fs::remove_all(path);
+        int pid = int(getpid());
+        MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        path = fs::temp_directory_path() / ("squall_failsafe_" + tag + "_" + std::to_string(pid));
+        if (world_rank() == 0) fs::remove_all(path);
+        MPI_Barrier(MPI_COMM_WORLD);
     }
-    ~TempDir() { fs::remove_all(path); }
+    ~TempDir() {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank() == 0) fs::remove_all(path);
+    }
 };
 
 std::string read_text(const fs::path& p) {
@@ -48,16 +62,17 @@ void set_global(Model<T>& m, Field3d<T>& f, int gi, int gj, int gk, T value) {
 
 // A NaN in u after two steps: run() stops at once (its first status line) and names the
 // field, the step, the time and the point; the diagnostic file holds the per-level table.
+// On two ranks (1 x 2) the point lies on rank 1 and rank 0 reports it.
 TEST(Failsafe, NanInFieldStopsTheRunNamingFieldStepTimeAndPoint) {
     TempDir dir("nan");
-    ModelRun<double> run(load_case("taylorgreen", {"grid.itot=16", "grid.ktot=8",
+    ModelRun<double> run(load_case("taylorgreen", {"grid.itot=16", "grid.jtot=8", "grid.ktot=8",
                                                    "output.dir=" + dir.path.string()}),
                          MPI_COMM_WORLD);
     Model<double>& m = *run.model;
     m.step();
     m.step();
     const double t2 = m.time();
-    set_global(m, m.fields().u, 5, 0, 3, std::numeric_limits<double>::quiet_NaN());
+    set_global(m, m.fields().u, 5, 6, 3, std::numeric_limits<double>::quiet_NaN());
     std::string msg;
     try {
         m.run();
@@ -68,9 +83,10 @@ TEST(Failsafe, NanInFieldStopsTheRunNamingFieldStepTimeAndPoint) {
     std::printf("%s\n", msg.c_str());
     EXPECT_NE(msg.find("after step 2 "), std::string::npos) << msg;
     EXPECT_NE(msg.find(fmt::format("(model time {:.9g} s)", t2)), std::string::npos) << msg;
-    EXPECT_NE(msg.find("field u is nan at i = 5, j = 0, k = 3"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("field u is nan at i = 5, j = 6, k = 3"), std::string::npos) << msg;
     EXPECT_NE(msg.find("1 non-finite points in all"), std::string::npos) << msg;
-    EXPECT_EQ(m.steps(), 2); // stopped before another step
+    EXPECT_EQ(m.steps(), 2);       // stopped before another step
+    if (world_rank() != 0) return; // rank 0 writes the file
     const fs::path file = dir.path / "taylorgreen.failed.2.txt";
     ASSERT_TRUE(fs::exists(file)) << file;
     const std::string text = read_text(file);
@@ -87,7 +103,9 @@ TEST(Failsafe, NanInFieldStopsTheRunNamingFieldStepTimeAndPoint) {
         w >> name >> k >> z >> mn >> mx >> bad;
         ++lines;
         if (name == "u" && k == 3) u3_bad = int(bad);
-        if (name == "u" && k != 3) EXPECT_EQ(bad, 0) << line;
+        if (name == "u" && k != 3) {
+            EXPECT_EQ(bad, 0) << line;
+        }
     }
     EXPECT_EQ(lines, 3 * 8);
     EXPECT_EQ(u3_bad, 1);
@@ -113,7 +131,9 @@ TEST(Failsafe, InfInScalarIsNamed) {
         EXPECT_NE(msg.find("mean scalar = inf"), std::string::npos) << msg;
         EXPECT_NE(msg.find("field th is inf at i = 11, j = 13, k = 2"), std::string::npos) << msg;
     }
-    EXPECT_TRUE(fs::exists(dir.path / "drycbl.failed.1.txt"));
+    if (world_rank() == 0) {
+        EXPECT_TRUE(fs::exists(dir.path / "drycbl.failed.1.txt"));
+    }
 }
 
 // The step sequences that spread_step() produces from a constant allowed step: they land
@@ -126,15 +146,18 @@ TEST(Failsafe, SpreadStepHasNoSlivers) {
     EXPECT_EQ(spread_step(10, 15), 8);
     EXPECT_EQ(spread_step(10, 20), 10);
     EXPECT_EQ(spread_step(10, 25), 10);
-    for (std::int64_t idt : {1, 2, 7, 999999999, 1000000000})
-        for (std::int64_t target : {1, 5, 13, 1000, 5000000000, 4999999995}) {
+    for (std::int64_t idt : {1LL, 2LL, 7LL, 999999999LL, 1000000000LL})
+        for (std::int64_t target : {1LL, 5LL, 13LL, 1000LL, 5000000000LL, 4999999995LL}) {
+            if (target / idt > 1000) continue; // long runs of full steps prove nothing more
             std::int64_t t = 0, prev = 0;
             int n = 0;
             while (t < target) {
                 const std::int64_t s = spread_step(idt, target - t);
                 ASSERT_GE(s, 1);
                 ASSERT_LE(s, idt);
-                if (prev > 0) EXPECT_GE(2 * s, prev) << idt << " " << target << " step " << n;
+                if (prev > 0) {
+                    EXPECT_GE(2 * s, prev) << idt << " " << target << " step " << n;
+                }
                 prev = s;
                 t += s;
                 ++n;
@@ -150,10 +173,11 @@ TEST(Failsafe, ModelStepsHitOutputTimesWithoutSlivers) {
     for (auto [dtmax, every] : {std::pair{"1", 5.0}, std::pair{"0.7", 5.0}}) {
         TempDir dir("spread");
         ModelRun<double> run(
-            load_case("drycbl", {"grid.itot=8", "grid.jtot=8", "grid.ktot=8", "time.dt=0.5",
-                                 std::string("time.dtmax=") + dtmax, "time.endtime=21",
-                                 fmt::format("output.stats_every={}", every),
-                                 "output.dir=" + dir.path.string()}),
+            load_case("drycbl",
+                      {"grid.itot=8", "grid.jtot=8", "grid.ktot=8", std::string("time.dt=") + dtmax,
+                       std::string("time.dtmax=") + dtmax, "time.endtime=21",
+                       fmt::format("output.stats_every={}", every),
+                       "output.dir=" + dir.path.string()}),
             MPI_COMM_WORLD);
         Model<double>& m = *run.model;
         const auto units = [](double t) { return std::llround(t / 1e-9); };
@@ -161,9 +185,12 @@ TEST(Failsafe, ModelStepsHitOutputTimesWithoutSlivers) {
         while (m.time() < 21) {
             m.step();
             const std::int64_t idt = units(m.dt());
-            if (prev > 0 && m.steps() > 2) // after the initial dt
+            if (prev > 0) {
                 EXPECT_GE(2 * idt, prev) << "dtmax " << dtmax << " step " << m.steps();
-            if (std::string(dtmax) == "1" && m.steps() > 1) EXPECT_EQ(idt, 1000000000);
+            }
+            if (std::string(dtmax) == "1") {
+                EXPECT_EQ(idt, 1000000000) << "step " << m.steps();
+            }
             prev = idt;
             if (units(m.time()) % units(every) == 0) ++hits;
         }
@@ -194,8 +221,13 @@ TEST(Failsafe, CaseTooLargeForHostMemoryIsRefused) {
     const Decomp2 np = resolve_decomposition(cfg, nprocs);
     const Grid<double> g = Grid<double>::make(cfg, np.npx, np.npy, 0, 0);
     const std::size_t need = model_host_bytes(cfg, g.d);
-    // 7 double fields of (1056 x 1030 x 1026 + 29) points and two pressure buffers at least.
-    EXPECT_GE(need, 7 * 8 * (1056ull * 1030 * 1026 + 29) + 2 * 8ull * 1024 * 1024 * 1024 / nprocs);
+    // 7 double fields of pad + ncells points and two pressure buffers at least; on one rank
+    // 1056 x 1030 x 1026 + 29 points per field.
+    if (nprocs == 1) {
+        EXPECT_EQ(g.d.pad + g.d.ncells, 1056ll * 1030 * 1026 + 29);
+    }
+    EXPECT_GE(need, 7 * 8 * std::size_t(g.d.pad + g.d.ncells) +
+                        2 * 8 * std::size_t(g.d.imax) * g.d.jmax * g.d.kmax);
     const std::size_t avail = host_memory_available();
     ASSERT_GT(avail, 0u) << "no MemAvailable in /proc/meminfo";
     if (double(need) * nprocs <= double(avail))
