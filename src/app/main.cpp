@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
     run->add_option("--restart", restart,
                     "continue from a checkpoint: a file, or 'latest' (the newest of this case "
                     "in output.dir)");
+    bool overwrite = false;
+    run->add_flag("--overwrite", overwrite, "replace existing output files in output.dir");
     bool profile = false;
     run->add_flag("--profile", profile,
                   "print the time of every kernel per step at the end (as SQUALL_PROFILE=1)");
@@ -68,6 +70,7 @@ int main(int argc, char** argv) {
         }
         if (!backend.empty()) overrides.push_back("model.backend=" + backend);
         squall::Config cfg = squall::load_config(case_file, overrides);
+        cfg.overwrite = overwrite;
         if (check->parsed()) {
             int nprocs = 1;
             MPI_Comm_size(MPI_COMM_WORLD, &nprocs);

@@ -25,6 +25,10 @@ inline constexpr int leading_pad(int istart, int align = row_align) {
     return (align - istart % align) % align;
 }
 
+// Largest 3-D array per rank, pad + ncells: kernels index with 32-bit ints.
+// resolve_decomposition() refuses decompositions that exceed it.
+inline constexpr long long max_local_cells = 2147483647;
+
 struct GridDims {
     int itot, jtot, ktot;                         // global interior sizes
     int imax, jmax, kmax;                         // local interior sizes (kmax == ktot)

@@ -317,6 +317,23 @@ void read_sections(CaseReader& r, Config& c) {
                                            "thermo.type dry, got {}",
                                            format_real(in.th0)));
 
+    // Model time is an int64 count of nanoseconds (model.h): every time and interval must be
+    // at least one unit, and a time plus an interval must still fit in 2^63 ns (9.22e9 s).
+    constexpr double time_unit = 1e-9, time_max = 4.6e9;
+    for (auto [key, v] :
+         {std::pair{"time.endtime", c.endtime}, std::pair{"time.dt", c.dt},
+          std::pair{"time.dtmax", c.dtmax}, std::pair{"output.stats_every", c.stats_every}})
+        if (!(v < time_max))
+            r.fail_key(key, fmt::format("{} s is too large: model time is a 64-bit count of "
+                                        "nanoseconds, so times and intervals must be below {} s",
+                                        format_real(v), format_real(time_max)));
+    for (auto [key, v] : {std::pair{"time.dt", c.dt}, std::pair{"time.dtmax", c.dtmax},
+                          std::pair{"output.stats_every", c.stats_every}})
+        if (v > 0 && v < time_unit)
+            r.fail_key(key, fmt::format("{} s is below the model's time unit of 1e-09 s (1 ns){}",
+                                        format_real(v),
+                                        key[0] == 'o' ? "; use 0 to turn statistics off" : ""));
+
     if (c.dt > c.dtmax)
         r.fail_key("time.dt", fmt::format("{} exceeds time.dtmax = {}", format_real(c.dt),
                                           format_real(c.dtmax)));

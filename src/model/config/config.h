@@ -118,6 +118,7 @@ struct Config {
     std::string restart;
 
     std::string resolved_yaml;                          // the full resolved configuration
+    bool overwrite = false;                             // --overwrite: replace existing output
 };
 
 // Load, validate and resolve a case. `overrides` are "dotted.key=value" strings from

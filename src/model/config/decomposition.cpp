@@ -2,6 +2,7 @@
 // The rules come from the layout of the pressure solver's pencil transposes (see
 // docs/case-schema.md, section mpi).
 #include "model/config/config.h"
+#include "model/grid.h"
 
 #include <fmt/format.h>
 
@@ -31,6 +32,17 @@ std::vector<std::string> broken_rules(const GridConfig& g, int npx, int npy) {
     if (npy > 1 && g.jtot % npy == 0 && g.jtot / npy < 3)
         why.push_back(fmt::format("jmax = jtot / npy = {} / {} = {} is below the 3 ghost cells",
                                   g.jtot, npy, g.jtot / npy));
+    // The kernels index a rank's arrays with 32-bit ints (ijk = i + j*jj + k*kk): the local
+    // array, with ghost cells and row padding as Grid::make lays it out, must stay below 2^31.
+    if (g.itot % npx == 0 && g.jtot % npy == 0) {
+        const long long jj = padded_row(g.itot / npx + 2 * igc);
+        const long long cells =
+            leading_pad(igc) + jj * (g.jtot / npy + 2 * jgc) * (g.ktot + 2 * kgc);
+        if (cells > max_local_cells)
+            why.push_back(fmt::format("the local array of {} points (with ghost cells and row "
+                                      "padding) exceeds the limit of 2^31 - 1 of 32-bit indices",
+                                      cells));
+    }
     return why;
 }
 

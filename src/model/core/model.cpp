@@ -12,6 +12,7 @@
 #include "kernels/diff.cuh"
 #include "kernels/pressure.cuh"
 #include "kernels/surface.cuh"
+#include "model/core/failsafe.h"
 #include "model/core/gpu_session.h"
 #include "model/core/init.h"
 #include "model/core/profile_table.h"
@@ -72,7 +73,7 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
             std::max(cfg.nu, cfg.kappa) *
             (double(g_.dxi) * g_.dxi + double(g_.dyi) * g_.dyi + dzi_max * dzi_max);
     }
-    idt_ = to_itime(cfg.dt);
+    idt_ = idt_fixed_ = to_itime(cfg.dt);
     if (cfg.bc.surface.enabled && f_.has_scalar) {
         // The surface model prescribes the scalar flux; the case gives it as the bottom value.
         f_.s_fluxbot.fill(T(cfg.bc.s_bot_value));
@@ -111,7 +112,7 @@ Model<T>::~Model() = default;
 template <typename T>
 void Model<T>::set_fixed_dt(double dt) {
     fixed_dt_ = true;
-    idt_ = to_itime(dt);
+    idt_ = idt_fixed_ = to_itime(dt);
 }
 
 template <typename T>
@@ -221,14 +222,18 @@ double Model<T>::dn_per_dt() {
 
 template <typename T>
 std::int64_t Model<T>::compute_idt() {
-    if (fixed_dt_) return idt_;
+    if (fixed_dt_) return idt_fixed_;
     const double cflmax = cfg_.cflmax; // load_config resolves the scheme's default
-    double dt = std::min(cfg_.dtmax, nstep_ == 0 ? cfg_.dt : cfg_.dtmax);
+    const double dt_cap = std::min(cfg_.dtmax, nstep_ == 0 ? cfg_.dt : cfg_.dtmax);
     const double cfl = cfl_per_dt(), dn = dn_per_dt();
+    if (!std::isfinite(cfl) || !std::isfinite(dn))
+        fail_not_finite(*this, fmt::format("cfl per unit dt = {}, dn per unit dt = {}", cfl, dn));
+    double dt = dt_cap;
     if (cfl > 0) dt = std::min(dt, cflmax / cfl);
     if (dn > 0) dt = std::min(dt, cfg_.dnmax / dn);
-    std::int64_t idt = std::max<std::int64_t>(1, std::int64_t(dt / time_unit));
-    return idt;
+    // The given step exactly (1 s is 1e9 units, not 999999999); a stability limit rounds down.
+    if (dt == dt_cap) return to_itime(dt_cap);
+    return std::max<std::int64_t>(1, std::int64_t(dt / time_unit));
 }
 
 template <typename T>
@@ -239,13 +244,15 @@ void Model<T>::step() {
         closure();
         if (sub == 0) {
             // Time step for this full step, from the current velocities and eddy viscosity,
-            // clipped so that sample times and the end time are hit exactly.
+            // clipped so that sample times and the end time are hit exactly, the remainder
+            // spread over the last two steps so that none is a sliver.
             idt_ = compute_idt();
+            std::int64_t target = iendtime_ > itime_ ? iendtime_ : -1;
             if (istats_every_ > 0) {
                 const std::int64_t next = (itime_ / istats_every_ + 1) * istats_every_;
-                idt_ = std::min(idt_, next - itime_);
+                target = target < 0 ? next : std::min(target, next);
             }
-            if (iendtime_ > itime_) idt_ = std::min(idt_, iendtime_ - itime_);
+            if (target > itime_) idt_ = spread_step(idt_, target - itime_);
         }
         tendencies();
         const T b_dt = T(rk_b_[sub] * dt());
@@ -305,6 +312,7 @@ Diagnostics Model<T>::diagnostics() {
 template <typename T>
 void Model<T>::print_status(double wall_per_step, double eta) {
     const Diagnostics dg = diagnostics();
+    check_finite(*this, dg);
     if (decomp_.rank != 0) return;
     fmt::print(
         "step {:7d}  time {:11.4f}  dt {:9.3e}  cfl {:6.3f}  dn {:6.3f}  div {:9.2e}  ke {:10.4e}"
@@ -326,6 +334,7 @@ template <typename T>
 void Model<T>::sample_stats() {
     if (!stats_) return;
     const Diagnostics dg = diagnostics();
+    check_finite(*this, dg); // a NaN state is not sampled
     // Statistics reads the host copies; on the GPU bring the sampled arrays down first.
     if (on_device_) {
         for (Field3d<T>* a : {&f_.u, &f_.v, &f_.w}) a->to_host();
@@ -362,6 +371,7 @@ void Model<T>::run() {
     auto t_last = t_start;
     long n_last = nstep_;
     const long n_first = nstep_;
+    const std::int64_t itime_first = itime_;
     // SQUALL_PROFILE: the loop only.
     if (on_device_)
         gpu_runtime().profile_reset();
@@ -377,8 +387,8 @@ void Model<T>::run() {
             const double wall = std::chrono::duration<double>(now - t_last).count() /
                                 std::max<long>(1, nstep_ - n_last);
             const double elapsed = std::chrono::duration<double>(now - t_start).count();
-            const double frac = double(itime_) / double(std::max<std::int64_t>(1, iendtime_));
-            print_status(wall, frac > 0 ? elapsed * (1 - frac) / frac : 0);
+            print_status(wall, run_eta(elapsed, itime_first, itime_, iendtime_, n_first, nstep_,
+                                       cfg_.max_steps));
             t_last = now;
             n_last = nstep_;
         }

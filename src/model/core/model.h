@@ -89,6 +89,7 @@ private:
     std::vector<double> rk_a_, rk_b_;
     double dn_molecular_per_dt_ = 0;
     std::int64_t itime_ = 0, idt_ = 0, iendtime_ = 0, istats_every_ = 0;
+    std::int64_t idt_fixed_ = 0; // the step without adaptivity, before output-time clipping
     long nstep_ = 0;
     bool fixed_dt_ = false;
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;

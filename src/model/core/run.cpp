@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "model/core/failsafe.h"
 #include "model/core/gpu_session.h"
 #include "model/core/model.h"
 #include "model/core/stop_signal.h"
@@ -103,10 +104,14 @@ int run_case(const Config& cfg_in) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const Decomp2 np = resolve_decomposition(cfg, nprocs);
     Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, np.npx, np.npy);
+    // Refusals that would otherwise come after hours, or as a bare std::bad_alloc.
+    prepare_output_dir(cfg, decomp.comm);
     if (!choose_backend(cfg, decomp, rank)) {
         decomp.free();
         return 1;
     }
+    check_host_memory(cfg, Grid<double>::make(cfg, np.npx, np.npy, decomp.px, decomp.py).d,
+                      decomp.comm);
     if (rank == 0) {
         fmt::print("squall: case '{}' on {} rank(s) as {} x {}, precision {}, backend {}\n",
                    cfg.name, nprocs, np.npx, np.npy,
