@@ -113,12 +113,12 @@ struct Config {
     double checkpoint_wall = 0;                         // output.checkpoint_wall (wall s, 0 = off)
     int checkpoint_keep = 2;                            // output.checkpoint_keep (>= 1)
 
-    bool overwrite = false;                             // --overwrite: replace existing output
-    // Not a case key: `squall run --restart FILE|latest` (empty: start from cfg.init).
+    // Not case keys: `squall run --overwrite` (replace existing output) and `--restart
+    // FILE|latest` (empty: start from cfg.init).
+    bool overwrite = false;
     std::string restart;
 
     std::string resolved_yaml;                          // the full resolved configuration
-    bool overwrite = false;                             // --overwrite: replace existing output
 };
 
 // Load, validate and resolve a case. `overrides` are "dotted.key=value" strings from

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fmt/core.h>
 
+#include "model/core/failsafe.h"
 #include "model/core/model.h"
 #include "model/core/stop_signal.h"
 #include "model/stats/stats.h" // for the statistics' resume after a restart
@@ -38,6 +39,7 @@ std::vector<io::CheckpointField<T>> Model<T>::checkpoint_fields() {
 
 template <typename T>
 std::string Model<T>::write_checkpoint() {
+    check_finite(*this, diagnostics()); // a NaN state is never checkpointed
     const auto fields = checkpoint_fields();
     if (on_device_)
         for (const auto& f : fields) f.field->to_host();
