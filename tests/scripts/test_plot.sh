@@ -89,7 +89,7 @@ run "profiles: th, th_flux, w2 at t = 600, 1800, 3600 s" \
 png_ok "$dir/prof.png"
 # Default variables (the scalar, its flux, w2) and four samples from first to last.
 run "profiles: th, th_flux, w2 at t = 0, 1200, 2400, 3600 s" \
-    profiles "$dir/case.stats.h5" -o "$dir/prof2.png"
+    profiles "$dir/case.stats.h5" -o "$dir/prof2.png" --zmax 400
 png_ok "$dir/prof2.png"
 run "series: ke, zi over t = 0 to 3600 s (13 samples)" \
     series "$dir/case.stats.h5" -o "$dir/series.png" --vars ke,zi
