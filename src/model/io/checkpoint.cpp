@@ -162,10 +162,13 @@ void write_on_root(const std::string& tmp, const CheckpointInfo& info,
             error = e.what();
         }
     };
-    std::optional<Id> file, group;
+    std::optional<Id> file, group, dcpl;
     attempt([&] {
         file.emplace(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
                      "create");
+        // No object times in the datasets' headers: the same state gives the same bytes.
+        dcpl.emplace(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
+        check(H5Pset_obj_track_times(*dcpl, false), "dataset properties");
         write_string_attr(*file, "squall_version", SQUALL_VERSION);
         write_string_attr(*file, "precision", info.precision);
         write_string_attr(*file, "backend", info.backend);
@@ -181,7 +184,7 @@ void write_on_root(const std::string& tmp, const CheckpointInfo& info,
         write_int_attr(*file, "npy", info.npy);
         const hsize_t nz = info.z.size();
         Id space(H5Screate_simple(1, &nz, nullptr), H5Sclose, "z space");
-        Id ds(H5Dcreate2(*file, "z", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+        Id ds(H5Dcreate2(*file, "z", H5T_IEEE_F64LE, space, H5P_DEFAULT, *dcpl, H5P_DEFAULT),
               H5Dclose, "z");
         check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, info.z.data()), "z");
         ds.close("closing z");
@@ -195,7 +198,7 @@ void write_on_root(const std::string& tmp, const CheckpointInfo& info,
         attempt([&] {
             space.emplace(H5Screate_simple(3, dims, nullptr), H5Sclose, f.name + " space");
             ds.emplace(H5Dcreate2(*group, f.name.c_str(), file_type<T>(), *space, H5P_DEFAULT,
-                                  H5P_DEFAULT, H5P_DEFAULT),
+                                  *dcpl, H5P_DEFAULT),
                        H5Dclose, f.name);
         });
         for (int r = 0; r < dc.nprocs; ++r) {

@@ -1,14 +1,15 @@
 #!/bin/bash
 # A real SIGTERM: squall stops at the end of the step with a checkpoint, exit status 143
 # (128 + 15) and a message; `--restart latest` then reaches the same final state, byte for
-# byte, as a run that was never interrupted.
-# Usage: sigterm_restart.sh SQUALL CASE CHECKPOINT_COMPARE
+# byte, as a run that was never interrupted, and the statistics file it continued equals
+# the uninterrupted run's, sample for sample and byte for byte.
+# Usage: sigterm_restart.sh SQUALL CASE CHECKPOINT_COMPARE STATS_COMPARE
 set -u
-squall=$1 case=$2 compare=$3
+squall=$1 case=$2 compare=$3 stats_compare=$4
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 opts=(--backend cpu --set grid.itot=16 --set grid.jtot=16 --set grid.ktot=16
-      --set output.stats_every=0 --set output.status_every=1 --set time.endtime=30000
+      --set output.stats_every=600 --set output.status_every=1 --set time.endtime=30000
       --set output.checkpoint_every=1e9)
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -41,4 +42,10 @@ grep -q "squall: restart from .* at step $stopped_step" "$dir/restarted.log" ||
 cont=$(ls "$dir/stopped"/drycbl.chk.*.h5 | tail -1)
 [ "$(basename "$cont")" = "$(basename "$final")" ] || fail "final checkpoints $cont vs $final"
 "$compare" "$final" "$cont" || fail "the continued run differs from the uninterrupted one"
-echo "stopped at step $stopped_step of the run; continued run equals the uninterrupted one"
+# The statistics file the restart continued, every dataset and attribute; only the root
+# attribute "configuration" differs legitimately (output.dir).
+"$stats_compare" "$dir/straight/drycbl.stats.h5" "$dir/stopped/drycbl.stats.h5" \
+    --ignore /configuration ||
+    fail "the continued statistics differ from the uninterrupted run's"
+echo "stopped at step $stopped_step of the run; the continued run's fields and statistics"
+echo "equal the uninterrupted run's"

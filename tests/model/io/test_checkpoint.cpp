@@ -1,12 +1,14 @@
 // Checkpoint refusals and failures on one rank: a checkpoint of another grid, precision,
 // stretching or physics is refused with a message naming each differing key; run-control
 // keys may change; a failed write leaves the previous checkpoint intact; `latest` and the
-// pruning of old checkpoints.
+// pruning of old checkpoints; the same state gives the same file, byte for byte.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include "tests/support/model_run.h"
 
@@ -132,6 +134,25 @@ TEST_F(Checkpoint, FailedWriteLeavesThePreviousCheckpoint) {
     EXPECT_GT(failures, 10); // the injection reached the writer's calls
     // A write after the failures succeeds again.
     EXPECT_NO_THROW(run.model->write_checkpoint());
+}
+
+// A checkpoint is reproducible: the same state written twice, more than a second apart
+// (the resolution of HDF5's object times, which must not be stored), and written again by a
+// model restarted from it, gives the same file byte for byte.
+TEST_F(Checkpoint, SameStateGivesTheSameBytes) {
+    ModelRun<double> run(drycbl(), MPI_COMM_WORLD);
+    run.model->run();
+    const std::string file = run.model->write_checkpoint();
+    const std::string first = read_bytes(file);
+    ASSERT_GT(first.size(), 16u * 16 * 16 * 8 * 5);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    ASSERT_EQ(run.model->write_checkpoint(), file);
+    EXPECT_TRUE(read_bytes(file) == first) << "a second checkpoint of the same state differs";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    ModelRun<double> again(drycbl(), MPI_COMM_WORLD, /*initialise=*/false);
+    again.model->restart(file);
+    ASSERT_EQ(again.model->write_checkpoint(), file);
+    EXPECT_TRUE(read_bytes(file) == first) << "the checkpoint of the restarted state differs";
 }
 
 TEST_F(Checkpoint, LatestAndKeep) {

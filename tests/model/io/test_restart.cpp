@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "restart_support.h"
 #include "tests/support/model_run.h"
 
 namespace squall::test {
@@ -24,23 +25,6 @@ struct Result {
     double time = 0;
 };
 
-// A shared scratch directory for the checkpoints of this process group.
-std::string scratch_dir() {
-    static std::string dir;
-    if (dir.empty()) {
-        char name[64] = {};
-        int rank = 0;
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        if (rank == 0) {
-            std::snprintf(name, sizeof name, "/tmp/squall_restart_XXXXXX");
-            if (!mkdtemp(name)) name[0] = 0;
-        }
-        MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
-        dir = name;
-    }
-    return dir;
-}
-
 Config drycbl(int npx, int npy, long max_steps, const std::string& precision) {
     return load_case("drycbl",
                      {"grid.itot=16", "grid.jtot=16", "grid.ktot=16",
@@ -48,15 +32,6 @@ Config drycbl(int npx, int npy, long max_steps, const std::string& precision) {
                       "model.precision=" + precision, "model.backend=cpu",
                       "time.max_steps=" + std::to_string(max_steps), "output.stats_every=0",
                       "output.status_every=1000", "output.dir=" + scratch_dir()});
-}
-
-MPI_Comm sub_comm(int nranks) {
-    scratch_dir(); // collective on first use: every rank passes here
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm comm;
-    MPI_Comm_split(MPI_COMM_WORLD, rank < nranks ? 0 : MPI_UNDEFINED, rank, &comm);
-    return comm;
 }
 
 template <typename T>
@@ -119,12 +94,6 @@ Result restarted(int npx, int npy, int npx2, int npy2, const std::string& prec) 
 std::string read_bytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-bool rank0() {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank == 0;
 }
 
 void expect_bitwise(const Result& a, const Result& b, const char* what) {
