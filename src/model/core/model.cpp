@@ -376,9 +376,9 @@ void Model<T>::sample_stats() {
 template <typename T>
 void Model<T>::sample_output(bool first) {
     if (!output_) return;
-    if (icross_every_ > 0 && (first || itime_ % icross_every_ == 0)) output_->cross(time());
-    if (ifields_every_ > 0 && (first || itime_ % ifields_every_ == 0))
-        output_->fields(itime_, time());
+    const double t = output_time();
+    if (icross_every_ > 0 && (first || itime_ % icross_every_ == 0)) output_->cross(t);
+    if (ifields_every_ > 0 && (first || itime_ % ifields_every_ == 0)) output_->fields(itime_, t);
 }
 
 template <typename T>

@@ -132,6 +132,12 @@ private:
     void print_status(double wall_per_step, double eta);
     void sample_stats();
     void sample_output(bool first); // cross-sections and 3-D fields due at this time
+    // Model time in s as the nearest double, for output files: 60 s, where time() =
+    // itime * 1e-9 gives 60.00000000000001.
+    double output_time() const {
+        static_assert(time_unit == 1e-9);
+        return double(itime_) / 1e9;
+    }
 
     sq::Range3 range_c() const; // centred interior (3-D kernels: interior_of<F>, interior.h)
     // Launches k over its interior with the grid's members set (interior.h: on_grid).

@@ -160,7 +160,7 @@ io::CrossHeader header(const Config& cfg, const std::map<std::string, std::vecto
 template <typename T>
 void Output<T>::create() {
     const std::string prefix = cfg_.name + ".fields.";
-    on_root(cfg_.output_dir, [&] {
+    on_root((fs::path(cfg_.output_dir) / (prefix + "*.h5")).string(), [&] {
         if (cfg_.fields_out.every <= 0 || cfg_.overwrite) return;
         std::error_code ec;
         for (const auto& e : fs::directory_iterator(cfg_.output_dir, ec))

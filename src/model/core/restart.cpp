@@ -115,8 +115,8 @@ void Model<T>::restart(const std::string& file) {
     set_sponge_reference();
     restarted_ = true;
     itime_last_checkpoint_ = itime_;
-    if (stats_) stats_->resume(time());   // the statistics file continues, later samples dropped
-    if (output_) output_->resume(time()); // so do the cross-section files
+    if (stats_) stats_->resume(time()); // the statistics file continues, later samples dropped
+    if (output_) output_->resume(output_time()); // so do the cross-section files
     const char* backend = on_device_ ? "gpu" : "cpu";
     if (decomp_.rank == 0) {
         fmt::print("squall: restart from {} at step {}, time {}\n", file, nstep_, time());
