@@ -1,6 +1,6 @@
 """Checks the cross-section and 3-D field files of cross_fields.sh.
 
-Usage: check_output.py DIR_ONE_RANK DIR_FOUR_RANKS
+Usage: check_output.py DIR_ONE_RANK DIR_FOUR_RANKS [DIR_RESTARTED]
 
 The grid and positions are those of cross_fields.sh (drycbl, 16 x 12 x 10 points on
 4800 x 4800 x 2400 m, uniform levels). Values are compared with the final checkpoint of
@@ -100,13 +100,15 @@ for name in ["u", "v", "w", "th", "evisc"]:
     if name == "w":
         expect(np.all(v.values[0, ktot] == 0), "fields: w at the top face is not 0")
 
-# 2x2 ranks: the same files, bitwise.
-for p in sorted(glob.glob(os.path.join(one, "drycbl.cross_*.h5")) + fields):
-    a = xr.open_dataset(p, engine="h5netcdf")
-    b = xr.open_dataset(os.path.join(four, os.path.basename(p)), engine="h5netcdf")
-    for n in a.variables:
-        expect(np.array_equal(a[n].values, b[n].values), f"{os.path.basename(p)}: {n} differs "
-               "between 1 and 2x2 ranks")
+# 2x2 ranks and a restarted run: the same files, bitwise.
+for other, what in [(four, "2x2 ranks")] + [(d, "the restarted run") for d in sys.argv[3:]]:
+    for p in sorted(glob.glob(os.path.join(one, "drycbl.cross_*.h5")) + fields):
+        a = xr.open_dataset(p, engine="h5netcdf")
+        b = xr.open_dataset(os.path.join(other, os.path.basename(p)), engine="h5netcdf")
+        expect(a.sizes == b.sizes, f"{os.path.basename(p)}: sizes {dict(b.sizes)} in {what}")
+        for n in a.variables:
+            expect(a[n].shape == b[n].shape and np.array_equal(a[n].values, b[n].values),
+                   f"{os.path.basename(p)}: {n} differs in {what}")
 
 for e in errors:
     print("check_output:", e)

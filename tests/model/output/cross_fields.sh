@@ -21,7 +21,15 @@ opts=(--backend cpu --set grid.itot=16 --set grid.jtot=12 --set grid.ktot=10
 "$mpiexec" --oversubscribe -n 4 "$squall" run "$case" "${opts[@]}" --set mpi.npx=2 \
     --set mpi.npy=2 --set output.dir="$dir/four" >"$dir/four.log" 2>&1 ||
     fail "the 2x2-rank run failed: $(tail -3 "$dir/four.log")"
-"$python" "$check" "$dir/one" "$dir/four" || fail "the files do not check out"
+# A restart from the checkpoint at 60 s, after the run reached 120 s: the cross-section
+# files drop their samples after 60 s and continue; everything ends as in the first run.
+"$squall" run "$case" "${opts[@]}" --set output.checkpoint_every=60 --set output.checkpoint_keep=3 \
+    --set output.dir="$dir/restart" >"$dir/restart1.log" 2>&1 ||
+    fail "the run before the restart failed: $(tail -3 "$dir/restart1.log")"
+"$squall" run "$case" "${opts[@]}" --set output.checkpoint_every=60 --set output.checkpoint_keep=3 \
+    --set output.dir="$dir/restart" --restart "$dir/restart/drycbl.chk.00000000060000000000.h5" \
+    >"$dir/restart2.log" 2>&1 || fail "the restart failed: $(tail -3 "$dir/restart2.log")"
+"$python" "$check" "$dir/one" "$dir/four" "$dir/restart" || fail "the files do not check out"
 
 # The same run again must not replace the files.
 before=$(md5sum "$dir/one/drycbl.cross_xy.h5")
