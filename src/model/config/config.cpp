@@ -155,6 +155,14 @@ double lowest_level(const GridConfig& g) {
     return 0.5 * g.zsize / g.ktot;
 }
 
+// The hint after a too-small output interval.
+std::string off_hint(const std::string& key) {
+    if (key == "output.stats_every") return "; use 0 to turn statistics off";
+    if (key == "output.cross.every") return "; use 0 to turn cross-sections off";
+    if (key == "output.fields.every") return "; use 0 to turn 3-D fields off";
+    return "";
+}
+
 // Names and positions of output.cross and output.fields.
 void check_output_fields(CaseReader& r, const Config& c) {
     const std::string scalar = c.thermo == ThermoType::dry    ? "th"
@@ -388,7 +396,7 @@ void read_sections(CaseReader& r, Config& c) {
         if (v > 0 && v < time_unit)
             r.fail_key(key, fmt::format("{} s is below the model's time unit of 1e-09 s (1 ns){}",
                                         format_real(v),
-                                        key[0] == 'o' ? "; use 0 to turn this output off" : ""));
+                                        off_hint(key)));
     check_output_fields(r, c);
 
     if (c.dt > c.dtmax)
