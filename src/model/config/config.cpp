@@ -395,8 +395,7 @@ void read_sections(CaseReader& r, Config& c) {
                           std::pair{"output.fields.every", c.fields_out.every}})
         if (v > 0 && v < time_unit)
             r.fail_key(key, fmt::format("{} s is below the model's time unit of 1e-09 s (1 ns){}",
-                                        format_real(v),
-                                        off_hint(key)));
+                                        format_real(v), off_hint(key)));
     check_output_fields(r, c);
 
     if (c.dt > c.dtmax)
