@@ -146,6 +146,14 @@ void CrossFile::append(double time, const std::vector<const void*>& data) {
     const h5::Quiet quiet;
     const hsize_t nt = nt_ + 1;
     try {
+        // A full disk is detected before HDF5 touches the file: the room needed is one
+        // sample (a new chunk) per variable, the time value and some metadata.
+        std::uintmax_t need = 64 * 1024 + 256 * 8;
+        for (const CrossVar& v : h_.vars)
+            need += axis_size(v.zdim) * axis_size(v.ydim) * axis_size(v.xdim) * (h_.single ? 4 : 8);
+        if (const std::uintmax_t room = h5::free_bytes(path_); room < need)
+            throw Error("no room to write: " + std::to_string(need) + " bytes needed, " +
+                        std::to_string(room) + " available (disk full?)");
         for (std::size_t n = 0; n < h_.vars.size(); ++n) {
             const CrossVar& v = h_.vars[n];
             Id ds(H5Dopen2(fid_, v.name.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + v.name);

@@ -1,6 +1,10 @@
 #include "model/io/h5.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <limits>
 
 namespace squall::h5 {
 
@@ -137,6 +141,19 @@ void write_scale(hid_t loc, const std::string& name, const std::vector<double>& 
     write_string_attr(ds, "units", units);
     write_string_attr(ds, "long_name", long_name);
     make_scale(ds, name);
+}
+
+std::uintmax_t free_bytes(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::space_info sp = std::filesystem::space(path, ec);
+    std::uintmax_t room = ec ? std::numeric_limits<std::uintmax_t>::max() : sp.available;
+    rlimit lim{};
+    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
+        const std::uintmax_t size = std::filesystem::file_size(path, ec);
+        const std::uintmax_t left = ec || size >= lim.rlim_cur ? 0 : lim.rlim_cur - size;
+        room = std::min(room, left);
+    }
+    return room;
 }
 
 } // namespace squall::h5

@@ -80,6 +80,11 @@ void write_real_attr(hid_t loc, const char* name, double value);
 std::string read_string_attr(hid_t loc, const char* name); // fixed-length strings
 std::int64_t read_int_attr(hid_t loc, const char* name);
 
+// Bytes the file at path can still grow by: free space on its filesystem and the
+// process's file size limit. Appending writers refuse a sample that would not fit, so
+// that a full disk leaves the file as its last flush left it.
+std::uintmax_t free_bytes(const std::string& path);
+
 // A file-access property list for the latest format, which SWMR needs (readers: HDF5 1.10+).
 hid_t latest_fapl();
 // The whole dataset, as doubles.

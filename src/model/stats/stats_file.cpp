@@ -2,8 +2,6 @@
 
 #include "model/io/h5.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -44,21 +42,6 @@ hid_t create_growing(hid_t loc, const std::string& name, hsize_t len, hsize_t nt
     return check(H5Dcreate2(loc, name.c_str(), integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, space,
                             H5P_DEFAULT, dcpl, H5P_DEFAULT),
                  "creating dataset " + name);
-}
-
-// Bytes the file can still grow by: free space on its filesystem, and the process's file
-// size limit.
-std::uintmax_t free_bytes(const std::string& path) {
-    std::error_code ec;
-    const std::filesystem::space_info sp = std::filesystem::space(path, ec);
-    std::uintmax_t room = ec ? std::numeric_limits<std::uintmax_t>::max() : sp.available;
-    rlimit lim{};
-    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
-        const std::uintmax_t size = std::filesystem::file_size(path, ec);
-        const std::uintmax_t left = ec || size >= lim.rlim_cur ? 0 : lim.rlim_cur - size;
-        room = std::min(room, left);
-    }
-    return room;
 }
 
 std::string path_of(const VarInfo& v) {
@@ -292,7 +275,7 @@ void StatsFile::append(const std::vector<double>& time, const std::vector<long l
             const hsize_t len = row_length(v.loc, nz_, nzh_);
             need += (n + chunk_rows(len)) * len * 8;
         }
-        if (const std::uintmax_t room = free_bytes(path_); room < need)
+        if (const std::uintmax_t room = h5::free_bytes(path_); room < need)
             throw Error("no room to write: " + std::to_string(need) + " bytes needed, " +
                         std::to_string(room) + " available (disk full?)");
         for (std::size_t i = 0; i < vars_.size(); ++i) {
