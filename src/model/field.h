@@ -74,6 +74,13 @@ public:
         rt::Driver::get().synchronize();
         rt::Driver::get().download(dst, dev_, count * sizeof(T));
     }
+    // Elements [first, first + count) from the device into the host copy (no-op on the host).
+    void range_to_host(std::size_t first, std::size_t count) {
+        if (!dev_ || count == 0) return;
+        rt::Driver::get().synchronize();
+        rt::Driver::get().download(host_.data() + first, dev_ + first * sizeof(T),
+                                   count * sizeof(T));
+    }
     // Sets every element on the host and, where present, on the device.
     void fill(T v) {
         std::fill(host_.begin(), host_.end(), v);
@@ -120,6 +127,10 @@ public:
     void fill(T v) { a_.fill(v); }
     void to_device() const { a_.to_device(); }
     void to_host() { a_.to_host(); }
+    // Linear indices [ijk, ijk + count) to the host copy: e.g. one xy plane (count = kk).
+    void range_to_host(long ijk, long count) {
+        a_.range_to_host(std::size_t(d_.pad + ijk), std::size_t(count));
+    }
 
 private:
     GridDims d_{};

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <tuple>
 #include <utility>
 
 namespace squall {
@@ -36,7 +37,7 @@ const std::vector<SectionKeys>& schema_sections() {
         {"time", {"rk", "endtime", "dt", "dtmax", "adaptive", "max_steps", "walltime_limit"}},
         {"output",
          {"status_every", "stats_every", "dir", "stats_file", "checkpoint_every", "checkpoint_wall",
-          "checkpoint_keep"}},
+          "checkpoint_keep", "cross", "fields"}},
     };
     return sections;
 }
@@ -154,6 +155,55 @@ double lowest_level(const GridConfig& g) {
     return 0.5 * g.zsize / g.ktot;
 }
 
+// The hint after a too-small output interval.
+std::string off_hint(const std::string& key) {
+    if (key == "output.stats_every") return "; use 0 to turn statistics off";
+    if (key == "output.cross.every") return "; use 0 to turn cross-sections off";
+    if (key == "output.fields.every") return "; use 0 to turn 3-D fields off";
+    return "";
+}
+
+// Names and positions of output.cross and output.fields.
+void check_output_fields(CaseReader& r, const Config& c) {
+    const std::string scalar = c.thermo == ThermoType::dry    ? "th"
+                               : c.thermo == ThermoType::buoy ? "b"
+                                                              : "";
+    auto check_names = [&](const char* key, const std::vector<std::string>& names, bool derived) {
+        std::vector<std::string> valid = {"u", "v", "w"};
+        if (!scalar.empty()) valid.push_back(scalar);
+        if (c.diff == DiffType::smag2) valid.push_back("evisc");
+        if (derived) valid.push_back("w2");
+        for (std::size_t n = 0; n < names.size(); ++n) {
+            const std::string k = fmt::format("{}[{}]", key, n);
+            if (std::find(valid.begin(), valid.end(), names[n]) == valid.end())
+                r.fail_key(k, fmt::format("unknown field '{}'; this case has: {}", names[n],
+                                          fmt::join(valid, ", ")));
+            if (std::find(names.begin(), names.begin() + long(n), names[n]) !=
+                names.begin() + long(n))
+                r.fail_key(k, fmt::format("'{}' is listed twice", names[n]));
+        }
+    };
+    check_names("output.cross.fields", c.cross.fields, true);
+    check_names("output.fields.names", c.fields_out.names, false);
+    const GridConfig& g = c.grid;
+    for (auto [key, list, size, axis] :
+         {std::tuple{"output.cross.xy", &c.cross.xy, g.zsize, "grid.zsize"},
+          std::tuple{"output.cross.xz", &c.cross.xz, g.ysize, "grid.ysize"},
+          std::tuple{"output.cross.yz", &c.cross.yz, g.xsize, "grid.xsize"}})
+        for (std::size_t n = 0; n < list->size(); ++n)
+            if (!((*list)[n] >= 0 && (*list)[n] <= size))
+                r.fail_key(fmt::format("{}[{}]", key, n),
+                           fmt::format("{} is outside the domain [0, {} = {}]",
+                                       format_real((*list)[n]), axis, format_real(size)));
+    if (c.cross.every > 0 && c.cross.fields.empty())
+        r.fail_key("output.cross.fields", "output.cross.every > 0 needs at least one field");
+    if (c.cross.every > 0 && c.cross.xy.empty() && c.cross.xz.empty() && c.cross.yz.empty())
+        r.fail_key("output.cross.xy", "output.cross.every > 0 needs at least one position in "
+                                      "output.cross.xy, xz or yz");
+    if (c.fields_out.every > 0 && c.fields_out.names.empty())
+        r.fail_key("output.fields.names", "output.fields.every > 0 needs at least one field");
+}
+
 void read_sections(CaseReader& r, Config& c) {
     const YAML::Node& root = r.root();
     Section top(r, "", root, r.where("", root.Mark()), top_level_keys());
@@ -251,6 +301,16 @@ void read_sections(CaseReader& r, Config& c) {
     out.real("checkpoint_every", c.checkpoint_every, at_least(0));
     out.real("checkpoint_wall", c.checkpoint_wall, at_least(0));
     out.integer("checkpoint_keep", c.checkpoint_keep, at_least(1));
+    Section cross = out.child("cross", {"every", "fields", "xy", "xz", "yz"});
+    cross.real("every", c.cross.every, at_least(0));
+    cross.string_list("fields", c.cross.fields);
+    cross.real_list("xy", c.cross.xy);
+    cross.real_list("xz", c.cross.xz);
+    cross.real_list("yz", c.cross.yz);
+    Section fout = out.child("fields", {"every", "names", "float32"});
+    fout.real("every", c.fields_out.every, at_least(0));
+    fout.string_list("names", c.fields_out.names);
+    fout.boolean("float32", c.fields_out.float32);
 
     // ---- Rules that involve more than one key -------------------------------------------
     const GridConfig& g = c.grid;
@@ -322,17 +382,21 @@ void read_sections(CaseReader& r, Config& c) {
     constexpr double time_unit = 1e-9, time_max = 4.6e9;
     for (auto [key, v] :
          {std::pair{"time.endtime", c.endtime}, std::pair{"time.dt", c.dt},
-          std::pair{"time.dtmax", c.dtmax}, std::pair{"output.stats_every", c.stats_every}})
+          std::pair{"time.dtmax", c.dtmax}, std::pair{"output.stats_every", c.stats_every},
+          std::pair{"output.cross.every", c.cross.every},
+          std::pair{"output.fields.every", c.fields_out.every}})
         if (!(v < time_max))
             r.fail_key(key, fmt::format("{} s is too large: model time is a 64-bit count of "
                                         "nanoseconds, so times and intervals must be below {} s",
                                         format_real(v), format_real(time_max)));
     for (auto [key, v] : {std::pair{"time.dt", c.dt}, std::pair{"time.dtmax", c.dtmax},
-                          std::pair{"output.stats_every", c.stats_every}})
+                          std::pair{"output.stats_every", c.stats_every},
+                          std::pair{"output.cross.every", c.cross.every},
+                          std::pair{"output.fields.every", c.fields_out.every}})
         if (v > 0 && v < time_unit)
             r.fail_key(key, fmt::format("{} s is below the model's time unit of 1e-09 s (1 ns){}",
-                                        format_real(v),
-                                        key[0] == 'o' ? "; use 0 to turn statistics off" : ""));
+                                        format_real(v), off_hint(key)));
+    check_output_fields(r, c);
 
     if (c.dt > c.dtmax)
         r.fail_key("time.dt", fmt::format("{} exceeds time.dtmax = {}", format_real(c.dt),

@@ -69,6 +69,20 @@ struct InitConfig {
     double u0 = 0, v0 = 0;                              // initial uniform wind
 };
 
+// output.cross: 2-D sections of 3-D fields, sampled every `every` model seconds.
+struct CrossConfig {
+    double every = 0;                                   // output.cross.every (s, 0 = off)
+    std::vector<std::string> fields;                    // output.cross.fields (names)
+    std::vector<double> xy, xz, yz;                     // heights, y and x positions (m)
+};
+
+// output.fields: whole 3-D fields, one file per output time.
+struct FieldsOutputConfig {
+    double every = 0;                                   // output.fields.every (s, 0 = off)
+    std::vector<std::string> names;                     // output.fields.names
+    bool float32 = false;                               // output.fields.float32
+};
+
 struct Config {
     std::string file;                                   // path of the case file
     std::string name;                                   // case name (defaults to file stem)
@@ -112,6 +126,8 @@ struct Config {
     double checkpoint_every = 0;                        // output.checkpoint_every (model s, 0 = off)
     double checkpoint_wall = 0;                         // output.checkpoint_wall (wall s, 0 = off)
     int checkpoint_keep = 2;                            // output.checkpoint_keep (>= 1)
+    CrossConfig cross;                                  // output.cross
+    FieldsOutputConfig fields_out;                      // output.fields
 
     // Not case keys: `squall run --overwrite` (replace existing output) and `--restart
     // FILE|latest` (empty: start from cfg.init).

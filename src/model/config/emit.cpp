@@ -33,6 +33,11 @@ public:
     void quoted(const char* key, const std::string& v) {
         e_ << YAML::Key << key << YAML::Value << YAML::DoubleQuoted << v;
     }
+    void texts(const char* key, const std::vector<std::string>& v) {
+        e_ << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (const auto& x : v) e_ << x;
+        e_ << YAML::EndSeq;
+    }
     void reals(const char* key, const std::vector<double>& v) {
         e_ << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
         for (double x : v) e_ << format_real(x);
@@ -149,6 +154,18 @@ std::string emit_resolved(const Config& c) {
     w.real("checkpoint_every", c.checkpoint_every);
     w.real("checkpoint_wall", c.checkpoint_wall);
     w.integer("checkpoint_keep", c.checkpoint_keep);
+    w.begin("cross");
+    w.real("every", c.cross.every);
+    w.texts("fields", c.cross.fields);
+    w.reals("xy", c.cross.xy);
+    w.reals("xz", c.cross.xz);
+    w.reals("yz", c.cross.yz);
+    w.end();
+    w.begin("fields");
+    w.real("every", c.fields_out.every);
+    w.texts("names", c.fields_out.names);
+    w.boolean("float32", c.fields_out.float32);
+    w.end();
     w.end();
 
     e << YAML::EndMap;

@@ -300,6 +300,26 @@ bool Section::real_list(const std::string& key, std::vector<double>& out) {
     return true;
 }
 
+bool Section::string_list(const std::string& key, std::vector<std::string>& out) {
+    const YAML::Node v = value(key);
+    if (!v) return false;
+    const std::string path = dotted(key);
+    if (!v.IsSequence())
+        r_.fail_key(path, fmt::format("expected a list of names, got {}", node_kind(v)));
+    std::vector<std::string> values;
+    for (std::size_t n = 0; n < v.size(); ++n) {
+        const YAML::Node e = v[n];
+        const std::string epath = fmt::format("{}[{}]", path, n);
+        if (!e.IsScalar() || e.Scalar().empty())
+            r_.fail(r_.where(epath, e.Mark()), epath,
+                    fmt::format("expected a name, got {}", node_kind(e)));
+        r_.remember(epath, r_.where(epath, e.Mark()));
+        values.push_back(e.Scalar());
+    }
+    out = std::move(values);
+    return true;
+}
+
 bool Section::choice_index(const std::string& key, const std::vector<std::string>& names,
                            int& index) {
     const YAML::Node v = value(key);

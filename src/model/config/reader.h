@@ -101,6 +101,7 @@ public:
     bool boolean(const std::string& key, bool& out);
     bool string(const std::string& key, std::string& out);
     bool real_list(const std::string& key, std::vector<double>& out);
+    bool string_list(const std::string& key, std::vector<std::string>& out);
     template <typename E, std::size_t N>
     bool choice(const std::string& key, E& out, const Named<E> (&table)[N]);
     void require(const std::string& key) const;

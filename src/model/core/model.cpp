@@ -15,6 +15,7 @@
 #include "model/core/failsafe.h"
 #include "model/core/gpu_session.h"
 #include "model/core/init.h"
+#include "model/core/output.h"
 #include "model/core/profile_table.h"
 #include "model/pressure/pressure.h"
 #ifdef SQUALL_GPU_MODEL
@@ -63,6 +64,8 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
     rk_b_ = cfg.rk_order == 4 ? rk4_b : rk3_b;
     iendtime_ = to_itime(cfg.endtime);
     istats_every_ = to_itime(cfg.stats_every);
+    icross_every_ = to_itime(cfg.cross.every);
+    ifields_every_ = to_itime(cfg.fields_out.every);
     fixed_dt_ = !cfg.adaptive_dt;
     {
         // Largest molecular diffusion number per unit dt; a property of the grid alone.
@@ -100,9 +103,14 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
         const char* scalar = cfg.thermo == ThermoType::dry    ? "th"
                              : cfg.thermo == ThermoType::buoy ? "b"
                                                               : "";
-        stats_ = std::make_unique<Statistics<T>>(g_, decomp_, (dir / cfg.stats_file).string(),
-                                                 cfg.resolved_yaml, scalar, cfg.name,
-                                                 cfg.overwrite);
+        stats_ =
+            std::make_unique<Statistics<T>>(g_, decomp_, (dir / cfg.stats_file).string(),
+                                            cfg.resolved_yaml, scalar, cfg.name, cfg.overwrite);
+    }
+    if (icross_every_ > 0 || ifields_every_ > 0) {
+        if (decomp_.rank == 0) std::filesystem::create_directories(cfg.output_dir);
+        output_ = std::make_unique<Output<T>>(cfg, g_, f_, decomp_);
+        if (cfg.restart.empty()) output_->create(); // a restart continues them (restart.cpp)
     }
 }
 
@@ -248,8 +256,9 @@ void Model<T>::step() {
             // spread over the last two steps so that none is a sliver.
             idt_ = compute_idt();
             std::int64_t target = iendtime_ > itime_ ? iendtime_ : -1;
-            if (istats_every_ > 0) {
-                const std::int64_t next = (itime_ / istats_every_ + 1) * istats_every_;
+            for (const std::int64_t every : {istats_every_, icross_every_, ifields_every_}) {
+                if (every <= 0) continue;
+                const std::int64_t next = (itime_ / every + 1) * every;
                 target = target < 0 ? next : std::min(target, next);
             }
             if (target > itime_) idt_ = spread_step(idt_, target - itime_);
@@ -365,6 +374,14 @@ void Model<T>::sample_stats() {
 }
 
 template <typename T>
+void Model<T>::sample_output(bool first) {
+    if (!output_) return;
+    const double t = output_time();
+    if (icross_every_ > 0 && (first || itime_ % icross_every_ == 0)) output_->cross(t);
+    if (ifields_every_ > 0 && (first || itime_ % ifields_every_ == 0)) output_->fields(itime_, t);
+}
+
+template <typename T>
 void Model<T>::run() {
     using clock = std::chrono::steady_clock;
     const auto t_start = clock::now();
@@ -377,11 +394,15 @@ void Model<T>::run() {
         gpu_runtime().profile_reset();
     else
         cpu::profile_reset();
-    if (istats_every_ > 0 && !restarted_) sample_stats(); // a restart's was taken before
+    if (!restarted_) { // a restart's samples were taken before
+        if (istats_every_ > 0) sample_stats();
+        sample_output(true);
+    }
     print_status(0, 0);
     while (itime_ < iendtime_ && (cfg_.max_steps < 0 || nstep_ < cfg_.max_steps)) {
         step();
         if (istats_every_ > 0 && itime_ % istats_every_ == 0) sample_stats();
+        sample_output(false);
         if (nstep_ % cfg_.status_every == 0 || itime_ >= iendtime_) {
             const auto now = clock::now();
             const double wall = std::chrono::duration<double>(now - t_last).count() /

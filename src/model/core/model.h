@@ -24,6 +24,8 @@ template <typename T>
 class PressureSolverGpu;
 template <typename T>
 class Statistics;
+template <typename T>
+class Output;
 
 // Model time is an integer count of this unit, so output times and restarts are exact.
 inline constexpr double time_unit = 1e-9;
@@ -85,10 +87,12 @@ private:
     std::shared_ptr<PressureSolverGpu<T>> pres_gpu_; // shared_ptr: complete type only where made
     // Host-only copies for output on the GPU: Statistics reads Field3d::data().
     std::unique_ptr<Statistics<T>> stats_;
+    std::unique_ptr<Output<T>> output_; // cross-sections and 3-D fields (output.h)
 
     std::vector<double> rk_a_, rk_b_;
     double dn_molecular_per_dt_ = 0;
     std::int64_t itime_ = 0, idt_ = 0, iendtime_ = 0, istats_every_ = 0;
+    std::int64_t icross_every_ = 0, ifields_every_ = 0;
     std::int64_t idt_fixed_ = 0; // the step without adaptivity, before output-time clipping
     long nstep_ = 0;
     bool fixed_dt_ = false;
@@ -127,6 +131,13 @@ private:
     double dn_per_dt();
     void print_status(double wall_per_step, double eta);
     void sample_stats();
+    void sample_output(bool first); // cross-sections and 3-D fields due at this time
+    // Model time in s as the nearest double, for output files: 60 s, where time() =
+    // itime * 1e-9 gives 60.00000000000001.
+    double output_time() const {
+        static_assert(time_unit == 1e-9);
+        return double(itime_) / 1e9;
+    }
 
     sq::Range3 range_c() const; // centred interior (3-D kernels: interior_of<F>, interior.h)
     // Launches k over its interior with the grid's members set (interior.h: on_grid).

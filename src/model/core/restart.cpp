@@ -18,6 +18,7 @@
 
 #include "model/core/failsafe.h"
 #include "model/core/model.h"
+#include "model/core/output.h"
 #include "model/core/stop_signal.h"
 #include "model/stats/stats.h" // for the statistics' resume after a restart
 
@@ -115,6 +116,7 @@ void Model<T>::restart(const std::string& file) {
     restarted_ = true;
     itime_last_checkpoint_ = itime_;
     if (stats_) stats_->resume(time()); // the statistics file continues, later samples dropped
+    if (output_) output_->resume(output_time()); // so do the cross-section files
     const char* backend = on_device_ ? "gpu" : "cpu";
     if (decomp_.rank == 0) {
         fmt::print("squall: restart from {} at step {}, time {}\n", file, nstep_, time());

@@ -1,8 +1,9 @@
 // Checkpoint files in HDF5 (serial library): rank 0 writes, one rank's block at a time.
 #include "model/io/checkpoint.h"
 
+#include "model/io/h5.h"
+
 #include <fcntl.h>
-#include <hdf5.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -20,108 +21,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-long fail_at_call = 0; // tests: the n-th checked call fails (0 = off)
-long call_count = 0;
-bool counting = false; // only the writer's calls count
-
-struct H5Fail : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-// Every HDF5 result goes through check(): a negative id or status is a failure.
-template <typename R>
-R check(R r, const std::string& what) {
-    if (r < 0) throw H5Fail(what);
-    if (counting && fail_at_call > 0 && ++call_count == fail_at_call)
-        throw H5Fail(what + " (injected failure)");
-    return r;
-}
-
-// Owns an HDF5 id; the destructor closes it (used on error paths, where a second failure
-// cannot make things worse). Files are closed explicitly with their result checked.
-class Id {
-public:
-    Id(hid_t id, herr_t (*close)(hid_t), const std::string& what)
-        : id_(check(id, what)), close_(close) {}
-    Id(const Id&) = delete;
-    Id& operator=(const Id&) = delete;
-    ~Id() {
-        if (id_ >= 0) close_(id_);
-    }
-    operator hid_t() const { return id_; }
-    void close(const std::string& what) {
-        const hid_t id = id_;
-        id_ = -1;
-        check(close_(id), what);
-    }
-
-private:
-    hid_t id_;
-    herr_t (*close_)(hid_t);
-};
-
-// Silences HDF5's own error stack printing; failures are reported by check().
-class QuietHdf5 {
-public:
-    QuietHdf5() {
-        H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    }
-    ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-
-private:
-    H5E_auto2_t func_ = nullptr;
-    void* data_ = nullptr;
-};
-
-void write_string_attr(hid_t loc, const char* name, const std::string& value) {
-    Id type(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
-    check(H5Tset_size(type, value.size() + 1), "string size");
-    check(H5Tset_strpad(type, H5T_STR_NULLTERM), "string padding");
-    Id space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
-    Id attr(H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
-    check(H5Awrite(attr, type, value.c_str()), name);
-}
-
-void write_int_attr(hid_t loc, const char* name, std::int64_t value) {
-    Id space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
-    Id attr(H5Acreate2(loc, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
-    check(H5Awrite(attr, H5T_NATIVE_INT64, &value), name);
-}
-
-void write_real_attr(hid_t loc, const char* name, double value) {
-    Id space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
-    Id attr(H5Acreate2(loc, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
-    check(H5Awrite(attr, H5T_NATIVE_DOUBLE, &value), name);
-}
-
-std::string read_string_attr(hid_t loc, const char* name) {
-    Id attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, name);
-    Id type(H5Aget_type(attr), H5Tclose, name);
-    const std::size_t n = H5Tget_size(type);
-    std::string s(n, '\0');
-    Id mtype(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
-    check(H5Tset_size(mtype, n), "string size");
-    check(H5Aread(attr, mtype, s.data()), name);
-    s.resize(std::strlen(s.c_str()));
-    return s;
-}
-
-std::int64_t read_int_attr(hid_t loc, const char* name) {
-    std::int64_t v = 0;
-    Id attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, name);
-    check(H5Aread(attr, H5T_NATIVE_INT64, &v), name);
-    return v;
-}
-
-template <typename T>
-hid_t mem_type() {
-    return sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-}
-template <typename T>
-hid_t file_type() {
-    return sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-}
+using h5::check;
+using h5::Id;
+using H5Fail = h5::Error;
+using h5::file_type;
+using h5::mem_type;
+using h5::read_int_attr;
+using h5::read_string_attr;
+using h5::write_int_attr;
+using h5::write_real_attr;
+using h5::write_string_attr;
 
 // A rank's block of the global interior: offsets and sizes in x and y (all levels).
 struct Block {
@@ -153,7 +62,7 @@ template <typename T>
 void write_on_root(const std::string& tmp, const CheckpointInfo& info,
                    const std::vector<CheckpointField<T>>& fields, const Decomposition& dc,
                    const std::vector<Block>& blocks, std::string& error) {
-    const QuietHdf5 quiet;
+    const h5::Quiet quiet;
     auto attempt = [&](auto&& action) {
         if (!error.empty()) return;
         try {
@@ -233,7 +142,7 @@ void write_on_root(const std::string& tmp, const CheckpointInfo& info,
 } // namespace
 
 void fail_hdf5_call_for_testing(long n) {
-    fail_at_call = n;
+    h5::fail_injection().at = n;
 }
 
 template <typename T>
@@ -246,10 +155,11 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info,
     const std::string tmp = fmt::format("{}.tmp.{}", path, long(::getpid()));
     std::string error;
     if (dc.rank == 0) {
-        call_count = 0;
-        counting = true;
+        h5::FailInjection& inject = h5::fail_injection();
+        inject.count = 0;
+        inject.on = true;
         write_on_root(tmp, info, fields, dc, blocks, error);
-        counting = false;
+        inject.on = false;
         if (error.empty() && std::rename(tmp.c_str(), path.c_str()) != 0)
             error = "rename to the final name";
         if (!error.empty())
@@ -277,7 +187,7 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info,
 }
 
 CheckpointInfo read_checkpoint_info(const std::string& path) {
-    const QuietHdf5 quiet;
+    const h5::Quiet quiet;
     CheckpointInfo info;
     try {
         if (!fs::is_regular_file(path)) throw H5Fail("open (no such file)");
@@ -317,7 +227,7 @@ CheckpointInfo read_checkpoint_info(const std::string& path) {
 template <typename T>
 void read_checkpoint_fields(const std::string& path, const std::vector<CheckpointField<T>>& fields,
                             const Decomposition&) {
-    const QuietHdf5 quiet;
+    const h5::Quiet quiet;
     try {
         Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open");
         std::vector<T> buf;

@@ -1,0 +1,361 @@
+// Cross-sections and 3-D field files: choosing the kept points, gathering them to rank 0
+// and the device-to-host copies (file layout: io/cross_file.h, io/fields_file.h).
+#include "model/core/output.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "backends/launch.h"
+#include "kernels/halo.cuh"
+#include "model/io/cross_file.h"
+#include "model/io/h5.h"
+
+namespace squall {
+
+namespace fs = std::filesystem;
+
+namespace {
+// Index of the value nearest to v (the first of equals).
+int nearest(const std::vector<double>& values, double v) {
+    int best = 0;
+    for (int n = 1; n < int(values.size()); ++n)
+        if (std::abs(values[n] - v) < std::abs(values[best] - v)) best = n;
+    return best;
+}
+std::vector<int> all(int n) {
+    std::vector<int> r(std::size_t(n), 0);
+    for (int i = 0; i < n; ++i) r[std::size_t(i)] = i;
+    return r;
+}
+const char* orientation_name(int o) {
+    return o == 0 ? "xy" : o == 1 ? "xz" : "yz";
+}
+} // namespace
+
+template <typename T>
+std::vector<double> Output<T>::axis_values(const std::string& axis) const {
+    const auto& d = g_.d;
+    std::vector<double> r;
+    const double dx = cfg_.grid.xsize / d.itot, dy = cfg_.grid.ysize / d.jtot;
+    if (axis == "x" || axis == "xh")
+        for (int i = 0; i < d.itot; ++i) r.push_back(i * dx + (axis == "x" ? 0.5 * dx : 0.0));
+    if (axis == "y" || axis == "yh")
+        for (int j = 0; j < d.jtot; ++j) r.push_back(j * dy + (axis == "y" ? 0.5 * dy : 0.0));
+    if (axis == "z")
+        for (int k = d.kstart; k < d.kend; ++k) r.push_back(double(g_.z[k]));
+    if (axis == "zh")
+        for (int k = d.kstart; k <= d.kend; ++k) r.push_back(double(g_.zh[k]));
+    return r;
+}
+
+template <typename T>
+typename Output<T>::Var Output<T>::var(const std::string& name) const {
+    const std::string scalar = cfg_.thermo == ThermoType::buoy ? "b" : "th";
+    using io::Stagger;
+    if (name == "u") return {name, &f_.u, Stagger::x, false, "velocity in x", "m s-1"};
+    if (name == "v") return {name, &f_.v, Stagger::y, false, "velocity in y", "m s-1"};
+    if (name == "w") return {name, &f_.w, Stagger::z, false, "vertical velocity", "m s-1"};
+    if (name == "w2")
+        return {name, &f_.w, Stagger::z, true, "square of the vertical velocity", "m2 s-2"};
+    if (name == "evisc")
+        return {name, &f_.evisc, Stagger::centre, false, "eddy viscosity", "m2 s-1"};
+    if (f_.has_scalar && name == scalar)
+        return {name,
+                &f_.s,
+                Stagger::centre,
+                false,
+                scalar == "th" ? "potential temperature" : "buoyancy",
+                scalar == "th" ? "K" : "m s-2"};
+    throw std::runtime_error("output: unknown field " + name); // load_config checks names
+}
+
+template <typename T>
+Output<T>::Output(const Config& cfg, const Grid<T>& grid, Fields<T>& fields,
+                  const Decomposition& dc)
+    : cfg_(cfg), g_(grid), f_(fields), dc_(dc), restarted_(!cfg.restart.empty()) {
+    const auto& d = g_.d;
+    const std::array<const std::vector<double>*, 3> pos = {&cfg.cross.xy, &cfg.cross.xz,
+                                                           &cfg.cross.yz};
+    for (int o = 0; o < 3; ++o) {
+        Section& s = sec_[o];
+        s.on = cfg.cross.every > 0 && !pos[o]->empty();
+        if (!s.on) continue;
+        s.path = (fs::path(cfg.output_dir) /
+                  fmt::format("{}.cross_{}.h5", cfg.name, orientation_name(o)))
+                     .string();
+        s.idx = {{"x", all(d.itot)},  {"xh", all(d.itot)}, {"y", all(d.jtot)},
+                 {"yh", all(d.jtot)}, {"z", all(d.ktot)},  {"zh", all(d.ktot + 1)}};
+        // The nearest centre and the nearest face of each position.
+        const std::string c = o == xy ? "z" : o == xz ? "y" : "x";
+        const std::vector<double> centres = axis_values(c), faces = axis_values(c + "h");
+        s.idx[c].clear();
+        s.idx[c + "h"].clear();
+        for (double p : *pos[o]) {
+            s.idx[c].push_back(nearest(centres, p));
+            s.idx[c + "h"].push_back(nearest(faces, p));
+        }
+    }
+    for (const auto& name : cfg.cross.fields) cross_vars_.push_back(var(name));
+    const std::array<int, 4> mine = {d.ioffset, d.joffset, d.imax, d.jmax};
+    blocks_.resize(dc.rank == 0 ? std::size_t(dc.nprocs) : 0);
+    MPI_Gather(mine.data(), 4, MPI_INT, blocks_.data(), 4, MPI_INT, 0, dc.comm);
+    if (f_.on_device)
+        pack_.assign(2 * std::size_t(std::max(d.icells, d.jmax)) * d.kcells, T(0), true);
+}
+
+template <typename T>
+Output<T>::~Output() = default;
+
+template <typename T>
+void Output<T>::on_root(const std::string& path, const std::function<void()>& f) const {
+    std::string error;
+    if (dc_.rank == 0) {
+        try {
+            f();
+        } catch (const std::exception& e) {
+            error = fmt::format("{}: {}", path, e.what());
+        }
+    }
+    int n = int(error.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, dc_.comm);
+    error.resize(std::size_t(n));
+    MPI_Bcast(error.data(), n, MPI_CHAR, 0, dc_.comm);
+    if (!error.empty()) throw std::runtime_error("output file " + error);
+}
+
+namespace {
+template <typename T, typename V>
+io::CrossHeader header(const Config& cfg, const std::map<std::string, std::vector<int>>& idx,
+                       const std::vector<V>& vars,
+                       const std::function<std::vector<double>(const std::string&)>& axis,
+                       const char* orientation) {
+    io::CrossHeader h;
+    h.case_name = cfg.name;
+    h.version = SQUALL_VERSION;
+    h.title = fmt::format("squall {} cross-sections", orientation);
+    h.single = sizeof(T) == 4;
+    const std::map<std::string, std::string> long_names = {
+        {"x", "x of the cell centres"},      {"xh", "x of the cell faces"},
+        {"y", "y of the cell centres"},      {"yh", "y of the cell faces"},
+        {"z", "height of the cell centres"}, {"zh", "height of the cell faces"}};
+    for (const char* a : {"x", "xh", "y", "yh", "z", "zh"}) {
+        const std::vector<double> all = axis(a);
+        io::Axis ax{a, {}, long_names.at(a)};
+        for (int n : idx.at(a)) ax.values.push_back(all[std::size_t(n)]);
+        h.axes.push_back(ax);
+    }
+    for (const V& v : vars) {
+        const bool sx = v.stagger == io::Stagger::x, sy = v.stagger == io::Stagger::y,
+                   sz = v.stagger == io::Stagger::z;
+        h.vars.push_back(
+            {v.name, v.long_name, v.units, sz ? "zh" : "z", sy ? "yh" : "y", sx ? "xh" : "x"});
+    }
+    return h;
+}
+} // namespace
+
+template <typename T>
+void Output<T>::create() {
+    const std::string prefix = cfg_.name + ".fields.";
+    on_root((fs::path(cfg_.output_dir) / (prefix + "*.h5")).string(), [&] {
+        if (cfg_.fields_out.every <= 0 || cfg_.overwrite) return;
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(cfg_.output_dir, ec))
+            if (e.path().filename().string().rfind(prefix, 0) == 0)
+                throw std::runtime_error(fmt::format(
+                    "{} exists; use --overwrite to replace this case's output or --restart to "
+                    "continue its run",
+                    e.path().filename().string()));
+    });
+    for (int o = 0; o < 3; ++o) {
+        Section& s = sec_[o];
+        if (!s.on) continue;
+        on_root(s.path, [&] {
+            s.file = io::CrossFile::create(s.path,
+                                           header<T>(
+                                               cfg_, s.idx, cross_vars_,
+                                               [&](const std::string& a) { return axis_values(a); },
+                                               orientation_name(o)),
+                                           cfg_.overwrite);
+        });
+    }
+}
+
+template <typename T>
+void Output<T>::resume(double time) {
+    for (int o = 0; o < 3; ++o) {
+        Section& s = sec_[o];
+        if (!s.on) continue;
+        on_root(s.path, [&] {
+            s.file = io::CrossFile::resume(s.path,
+                                           header<T>(
+                                               cfg_, s.idx, cross_vars_,
+                                               [&](const std::string& a) { return axis_values(a); },
+                                               orientation_name(o)),
+                                           time);
+        });
+    }
+}
+
+template <typename T>
+typename Output<T>::Part Output<T>::part(const Section& s, const Var& v, int ioff, int joff,
+                                         int imax, int jmax) const {
+    const bool sx = v.stagger == io::Stagger::x, sy = v.stagger == io::Stagger::y,
+               sz = v.stagger == io::Stagger::z;
+    Part p;
+    p.ydim = sy ? "yh" : "y";
+    p.xdim = sx ? "xh" : "x";
+    p.k = s.idx.at(sz ? "zh" : "z");
+    const std::vector<int>& js = s.idx.at(sy ? "yh" : "y");
+    const std::vector<int>& is = s.idx.at(sx ? "xh" : "x");
+    for (std::size_t n = 0; n < js.size(); ++n)
+        if (js[n] >= joff && js[n] < joff + jmax) p.j.push_back(js[n]), p.jn.push_back(n);
+    for (std::size_t n = 0; n < is.size(); ++n)
+        if (is[n] >= ioff && is[n] < ioff + imax) p.i.push_back(is[n]), p.in.push_back(n);
+    return p;
+}
+
+template <typename T>
+void Output<T>::stage_on_host(const Section& s, const std::vector<Var>& vars) {
+    if (!f_.on_device) return;
+    const auto& d = g_.d;
+    for (const Var& v : vars) {
+        const Part p = part(s, v, d.ioffset, d.joffset, d.imax, d.jmax);
+        if (p.j.empty() || p.i.empty()) continue;
+        Field3d<T>& a = *v.field;
+        if (&s == &sec_[xy]) {
+            for (int k : p.k) a.range_to_host(long(d.kstart + k) * d.kk, d.kk); // one plane
+        } else if (&s == &sec_[xz]) {
+            for (int jg : s.idx.at(v.stagger == io::Stagger::y ? "yh" : "y")) {
+                if (jg < d.joffset || jg >= d.joffset + d.jmax) continue;
+                const int j = d.jstart + jg - d.joffset;
+                launch(sq::Range3{0, d.icells, 0, 1, 0, d.kcells},
+                       sq::HaloPackY<T>{.send_s = pack_.data(),
+                                        .send_n = pack_.data() + std::size_t(d.icells) * d.kcells,
+                                        .a = a.data(),
+                                        .jstart = j,
+                                        .jend = j + 1,
+                                        .jgc = 1,
+                                        .icells = d.icells,
+                                        .jj = d.jj,
+                                        .kk = d.kk});
+                pack_.range_to_host(0, std::size_t(d.icells) * d.kcells);
+                for (int k = 0; k < d.kcells; ++k)
+                    for (int i = 0; i < d.icells; ++i) a(i, j, k) = pack_[i + d.icells * k];
+            }
+        } else {
+            for (int ig : s.idx.at(v.stagger == io::Stagger::x ? "xh" : "x")) {
+                if (ig < d.ioffset || ig >= d.ioffset + d.imax) continue;
+                const int i = d.istart + ig - d.ioffset;
+                launch(sq::Range3{0, 1, d.jstart, d.jend, 0, d.kcells},
+                       sq::HaloPackX<T>{.send_w = pack_.data(),
+                                        .send_e = pack_.data() + std::size_t(d.jmax) * d.kcells,
+                                        .a = a.data(),
+                                        .istart = i,
+                                        .iend = i + 1,
+                                        .jstart = d.jstart,
+                                        .jmax = d.jmax,
+                                        .igc = 1,
+                                        .jj = d.jj,
+                                        .kk = d.kk});
+                pack_.range_to_host(0, std::size_t(d.jmax) * d.kcells);
+                for (int k = 0; k < d.kcells; ++k)
+                    for (int j = d.jstart; j < d.jend; ++j)
+                        a(i, j, k) = pack_[std::size_t(j - d.jstart) + std::size_t(d.jmax) * k];
+            }
+        }
+    }
+}
+
+template <typename T>
+void Output<T>::cross(double time) {
+    const auto& d = g_.d;
+    for (int o = 0; o < 3; ++o) {
+        Section& s = sec_[o];
+        if (!s.on) continue;
+        stage_on_host(s, cross_vars_);
+        // This rank's values of every variable, one after the other.
+        std::vector<T> mine;
+        for (const Var& v : cross_vars_) {
+            const Part p = part(s, v, d.ioffset, d.joffset, d.imax, d.jmax);
+            for (int k : p.k)
+                for (int j : p.j)
+                    for (int i : p.i) {
+                        const T a = (*v.field)(d.istart + i - d.ioffset, d.jstart + j - d.joffset,
+                                               d.kstart + k);
+                        mine.push_back(v.square ? a * a : a);
+                    }
+        }
+        std::vector<int> counts(blocks_.size()), displs(blocks_.size());
+        for (std::size_t r = 0; r < blocks_.size(); ++r) {
+            const auto& b = blocks_[r];
+            int n = 0;
+            for (const Var& v : cross_vars_) {
+                const Part p = part(s, v, b[0], b[1], b[2], b[3]);
+                n += int(p.k.size() * p.j.size() * p.i.size());
+            }
+            counts[r] = n;
+            displs[r] = r == 0 ? 0 : displs[r - 1] + counts[r - 1];
+        }
+        std::vector<T> got(blocks_.empty() ? 0 : std::size_t(displs.back() + counts.back()));
+        MPI_Gatherv(mine.data(), int(mine.size()), mpi_type<T>(), got.data(), counts.data(),
+                    displs.data(), mpi_type<T>(), 0, dc_.comm);
+        on_root(s.path, [&] {
+            // Each variable as a global (z, y, x) array in the order of the file's axes.
+            std::vector<std::vector<T>> global(cross_vars_.size());
+            std::vector<const void*> data;
+            for (std::size_t n = 0; n < cross_vars_.size(); ++n) {
+                const Var& v = cross_vars_[n];
+                const Part all = part(s, v, 0, 0, d.itot, d.jtot);
+                global[n].resize(all.k.size() * all.j.size() * all.i.size());
+                data.push_back(global[n].data());
+            }
+            for (std::size_t r = 0; r < blocks_.size(); ++r) {
+                const auto& b = blocks_[r];
+                std::size_t at = std::size_t(displs[r]);
+                for (std::size_t n = 0; n < cross_vars_.size(); ++n) {
+                    const Var& v = cross_vars_[n];
+                    const Part p = part(s, v, b[0], b[1], b[2], b[3]);
+                    const std::size_t nj = s.idx.at(p.ydim).size(), ni = s.idx.at(p.xdim).size();
+                    for (std::size_t k = 0; k < p.k.size(); ++k)
+                        for (std::size_t jn : p.jn)
+                            for (std::size_t in : p.in)
+                                global[n][(k * nj + jn) * ni + in] = got[at++];
+                }
+            }
+            s.file->append(time, data);
+        });
+    }
+}
+
+template <typename T>
+void Output<T>::fields(std::int64_t itime, double time) {
+    io::FieldsInfo info;
+    info.case_name = cfg_.name;
+    info.version = SQUALL_VERSION;
+    info.time = time;
+    info.x = axis_values("x");
+    info.xh = axis_values("xh");
+    info.y = axis_values("y");
+    info.yh = axis_values("yh");
+    info.z = axis_values("z");
+    info.zh = axis_values("zh");
+    info.single = cfg_.fields_out.float32;
+    info.overwrite = cfg_.overwrite || restarted_;
+    std::vector<io::OutputField<T>> list;
+    for (const auto& name : cfg_.fields_out.names) {
+        const Var v = var(name);
+        if (f_.on_device) v.field->to_host();
+        list.push_back({v.name, v.long_name, v.units, v.field, v.stagger});
+    }
+    io::write_fields((fs::path(cfg_.output_dir) / io::fields_name(cfg_.name, itime)).string(), info,
+                     list, dc_);
+}
+
+template class Output<float>;
+template class Output<double>;
+
+} // namespace squall

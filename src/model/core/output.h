@@ -1,0 +1,88 @@
+#pragma once
+// Cross-sections and 3-D field files of a run (layout: docs/output.md). The model calls
+// these on sample times; all calls are collective over the decomposition's communicator,
+// rank 0 does the file I/O, and a failure throws std::runtime_error naming the file on
+// every rank.
+//
+// On the GPU only what is written is copied back: an xy plane is one contiguous copy of
+// the level (ghosts included); an xz row or a yz column is first packed on the device by
+// the halo-exchange pack kernels (all levels of one row or column) and then copied in one
+// piece. 3-D field files copy the whole fields.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/config/config.h"
+#include "model/core/fields.h"
+#include "model/decomp.h"
+#include "model/grid.h"
+#include "model/io/fields_file.h"
+
+namespace squall {
+
+namespace io {
+class CrossFile;
+}
+
+template <typename T>
+class Output {
+public:
+    Output(const Config& cfg, const Grid<T>& grid, Fields<T>& fields, const Decomposition& dc);
+    ~Output();
+    // A new run: creates the cross-section files and refuses existing output (files of
+    // this case) unless cfg.overwrite.
+    void create();
+    // A restart at model time `time`: continues the cross-section files, dropping their
+    // samples after `time`; 3-D field files of later times may be replaced.
+    void resume(double time);
+    void cross(double time);                      // appends one sample to each file
+    void fields(std::int64_t itime, double time); // writes <case>.fields.<itime>.h5
+
+private:
+    enum { xy, xz, yz };
+    struct Section {
+        bool on = false;
+        std::string path;
+        // Global indices of each axis (x, xh, y, yh, z, zh) that the section keeps.
+        std::map<std::string, std::vector<int>> idx;
+        std::unique_ptr<io::CrossFile> file; // rank 0
+    };
+    struct Var {
+        std::string name;  // as written (u, th, w2, ...)
+        Field3d<T>* field; // the field it reads
+        io::Stagger stagger;
+        bool square; // w2: the square of the field
+        std::string long_name, units;
+    };
+    Var var(const std::string& name) const;
+    std::vector<double> axis_values(const std::string& axis) const;
+    void stage_on_host(const Section& s, const std::vector<Var>& vars);
+    // This rank's part of one variable: the kept indices that lie in the block
+    // (ioff, joff, imax, jmax), in (k, j, i) order.
+    struct Part {
+        std::vector<int> k, j, i;            // global indices
+        std::vector<std::size_t> jn, in;     // their positions in the section's y and x axes
+        const char *ydim = "y", *xdim = "x"; // the variable's axes
+    };
+    Part part(const Section& s, const Var& v, int ioff, int joff, int imax, int jmax) const;
+    void on_root(const std::string& path, const std::function<void()>& f) const;
+
+    const Config& cfg_;
+    const Grid<T>& g_;
+    Fields<T>& f_;
+    const Decomposition& dc_;
+    bool restarted_ = false;
+    std::array<Section, 3> sec_;
+    std::vector<Var> cross_vars_;
+    std::vector<std::array<int, 4>> blocks_; // rank 0: every rank's ioff, joff, imax, jmax
+    DeviceArray<T> pack_;                    // GPU: one packed row or column
+};
+
+extern template class Output<float>;
+extern template class Output<double>;
+
+} // namespace squall

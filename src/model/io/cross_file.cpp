@@ -1,0 +1,190 @@
+#include "model/io/cross_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include "model/io/h5.h"
+
+namespace squall::io {
+
+using h5::check;
+using h5::Error;
+using h5::Id;
+
+std::size_t CrossFile::axis_size(const std::string& name) const {
+    for (const Axis& a : h_.axes)
+        if (a.name == name) return a.values.size();
+    throw Error("no axis " + name);
+}
+
+std::unique_ptr<CrossFile> CrossFile::create(const std::string& path, const CrossHeader& h,
+                                             bool overwrite) {
+    const h5::Quiet quiet;
+    if (!overwrite && std::filesystem::exists(path))
+        throw Error("the file exists; use --overwrite to replace it or --restart to continue "
+                    "its run");
+    Id fapl(h5::latest_fapl(), H5Pclose, "file access properties");
+    const hid_t fid =
+        check(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, fapl),
+              "cannot create the file");
+    std::unique_ptr<CrossFile> f(new CrossFile(path, fid, h));
+    h5::write_string_attr(fid, "case", h.case_name);
+    h5::write_string_attr(fid, "squall_version", h.version);
+    h5::write_string_attr(fid, "title", h.title);
+    {
+        // Time grows by one value per sample.
+        const hsize_t dims[1] = {0}, maxdims[1] = {H5S_UNLIMITED}, chunk[1] = {256};
+        Id space(H5Screate_simple(1, dims, maxdims), H5Sclose, "dataspace of time");
+        Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creation properties of time");
+        check(H5Pset_chunk(dcpl, 1, chunk), "chunks of time");
+        Id t(H5Dcreate2(fid, "time", H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+             H5Dclose, "creating dataset time");
+        h5::write_string_attr(t, "units", "s");
+        h5::write_string_attr(t, "long_name", "model time");
+        h5::make_scale(t, "time");
+    }
+    for (const Axis& a : h.axes) h5::write_scale(fid, a.name, a.values, "m", a.long_name);
+    std::map<std::string, std::vector<std::pair<std::string, int>>> refs;
+    for (const CrossVar& v : h.vars) {
+        const hsize_t nz = f->axis_size(v.zdim), ny = f->axis_size(v.ydim),
+                      nx = f->axis_size(v.xdim);
+        const hsize_t dims[4] = {0, nz, ny, nx}, maxdims[4] = {H5S_UNLIMITED, nz, ny, nx};
+        // One sample per chunk; one level per chunk when a sample is large.
+        const hsize_t chunk[4] = {1, nz * ny * nx > (1u << 20) ? 1 : nz, ny, nx};
+        Id space(H5Screate_simple(4, dims, maxdims), H5Sclose, "dataspace of " + v.name);
+        Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creation properties of " + v.name);
+        check(H5Pset_chunk(dcpl, 4, chunk), "chunks of " + v.name);
+        Id ds(H5Dcreate2(fid, v.name.c_str(), h.single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space,
+                         H5P_DEFAULT, dcpl, H5P_DEFAULT),
+              H5Dclose, "creating dataset " + v.name);
+        h5::write_string_attr(ds, "units", v.units);
+        h5::write_string_attr(ds, "long_name", v.long_name);
+        h5::attach(fid, ds, {"/time", "/" + v.zdim, "/" + v.ydim, "/" + v.xdim});
+        const std::string p = "/" + v.name;
+        refs["/time"].push_back({p, 0});
+        refs["/" + v.zdim].push_back({p, 1});
+        refs["/" + v.ydim].push_back({p, 2});
+        refs["/" + v.xdim].push_back({p, 3});
+    }
+    h5::write_reference_lists(fid, refs);
+    f->start_swmr();
+    return f;
+}
+
+hid_t CrossFile::open_rdwr(const std::string& path) {
+    Id fapl(h5::latest_fapl(), H5Pclose, "file access properties");
+    hid_t fid = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
+    if (fid < 0) {
+        // A run killed while writing leaves the file marked as open for SWMR writing; a
+        // restart takes it over (HDF5's internal property behind `h5clear -s`).
+        hbool_t clear = true;
+        if (H5Pset(fapl, "clear_status_flags", &clear) >= 0)
+            fid = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
+    }
+    return check(fid, "cannot open the file for appending");
+}
+
+std::unique_ptr<CrossFile> CrossFile::resume(const std::string& path, const CrossHeader& h,
+                                             double time) {
+    const h5::Quiet quiet;
+    if (!std::filesystem::exists(path)) throw Error("the file to continue does not exist");
+    std::unique_ptr<CrossFile> f(new CrossFile(path, open_rdwr(path), h));
+    const hid_t fid = f->fid_;
+    for (const Axis& a : h.axes) {
+        Id ds(H5Dopen2(fid, a.name.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + a.name);
+        const std::vector<double> in_file = h5::read_doubles(ds, a.name);
+        bool same = in_file.size() == a.values.size();
+        for (std::size_t n = 0; same && n < in_file.size(); ++n)
+            same = std::abs(in_file[n] - a.values[n]) <= 1e-9 * (1 + std::abs(a.values[n]));
+        if (!same)
+            throw Error("its coordinate " + a.name + " (" + std::to_string(in_file.size()) +
+                        " values) differs from this run's (" + std::to_string(a.values.size()) +
+                        " values)");
+    }
+    Id tds(H5Dopen2(fid, "time", H5P_DEFAULT), H5Dclose, "dataset time");
+    const std::vector<double> t = h5::read_doubles(tds, "time");
+    std::size_t keep = 0;
+    while (keep < t.size() && t[keep] <= time) ++keep; // the time axis increases strictly
+    const hsize_t tdims[1] = {keep};
+    check(H5Dset_extent(tds, tdims), "resizing time");
+    for (const CrossVar& v : h.vars) {
+        if (H5Lexists(fid, v.name.c_str(), H5P_DEFAULT) <= 0)
+            throw Error("it has no variable " + v.name + " (the run's fields differ)");
+        Id ds(H5Dopen2(fid, v.name.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + v.name);
+        const hsize_t dims[4] = {keep, f->axis_size(v.zdim), f->axis_size(v.ydim),
+                                 f->axis_size(v.xdim)};
+        check(H5Dset_extent(ds, dims), "resizing " + v.name);
+    }
+    f->nt_ = keep;
+    f->start_swmr();
+    return f;
+}
+
+void CrossFile::start_swmr() {
+    check(H5Fflush(fid_, H5F_SCOPE_GLOBAL), "flushing the file");
+    check(H5Fstart_swmr_write(fid_), "starting SWMR (single-writer/multiple-reader) mode");
+}
+
+CrossFile::~CrossFile() {
+    const h5::Quiet quiet;
+    if (fid_ >= 0) H5Fclose(fid_);
+}
+
+void CrossFile::close() {
+    if (fid_ < 0) return;
+    const h5::Quiet quiet;
+    const hid_t fid = fid_;
+    fid_ = -1;
+    check(H5Fclose(fid), "closing the file");
+}
+
+void CrossFile::append(double time, const std::vector<const void*>& data) {
+    if (fid_ < 0) throw Error("the file was closed after an earlier error");
+    const h5::Quiet quiet;
+    const hsize_t nt = nt_ + 1;
+    try {
+        // A full disk is detected before HDF5 touches the file: the room needed is one
+        // sample (a new chunk) per variable, the time value and some metadata.
+        std::uintmax_t need = 64 * 1024 + 256 * 8;
+        for (const CrossVar& v : h_.vars)
+            need += axis_size(v.zdim) * axis_size(v.ydim) * axis_size(v.xdim) * (h_.single ? 4 : 8);
+        if (const std::uintmax_t room = h5::free_bytes(path_); room < need)
+            throw Error("no room to write: " + std::to_string(need) + " bytes needed, " +
+                        std::to_string(room) + " available (disk full?)");
+        for (std::size_t n = 0; n < h_.vars.size(); ++n) {
+            const CrossVar& v = h_.vars[n];
+            Id ds(H5Dopen2(fid_, v.name.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + v.name);
+            const hsize_t count[4] = {1, axis_size(v.zdim), axis_size(v.ydim), axis_size(v.xdim)};
+            const hsize_t dims[4] = {nt, count[1], count[2], count[3]}, start[4] = {nt_, 0, 0, 0};
+            check(H5Dset_extent(ds, dims), "extending " + v.name);
+            Id fspace(H5Dget_space(ds), H5Sclose, "dataspace of " + v.name);
+            check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr),
+                  "selecting a sample of " + v.name);
+            Id mspace(H5Screate_simple(4, count, nullptr), H5Sclose, "memory space");
+            check(H5Dwrite(ds, h_.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, mspace, fspace,
+                           H5P_DEFAULT, data[n]),
+                  "writing " + v.name);
+        }
+        // Last: the time axis commits a sample.
+        Id ds(H5Dopen2(fid_, "time", H5P_DEFAULT), H5Dclose, "dataset time");
+        const hsize_t dims[1] = {nt}, start[1] = {nt_}, count[1] = {1};
+        check(H5Dset_extent(ds, dims), "extending time");
+        Id fspace(H5Dget_space(ds), H5Sclose, "dataspace of time");
+        check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr),
+              "selecting a sample of time");
+        Id mspace(H5Screate_simple(1, count, nullptr), H5Sclose, "memory space");
+        check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, &time), "writing time");
+        check(H5Fflush(fid_, H5F_SCOPE_GLOBAL), "flushing the file");
+    } catch (...) {
+        const hid_t fid = fid_;
+        fid_ = -1;
+        H5Fclose(fid);
+        throw;
+    }
+    nt_ = nt;
+}
+
+} // namespace squall::io

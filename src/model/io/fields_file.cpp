@@ -1,0 +1,181 @@
+// 3-D field files with the serial HDF5 library: rank 0 writes, one rank's block at a time.
+#include "model/io/fields_file.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <optional>
+
+#include "model/io/h5.h"
+
+namespace squall::io {
+
+namespace {
+
+using h5::check;
+using h5::Id;
+
+struct Block {
+    int ioff, joff, imax, jmax;
+};
+
+// The interior of a field, levels [kstart, kstart + nk), as O (float32 output or T).
+template <typename O, typename T>
+void pack(const Field3d<T>& a, int nk, std::vector<O>& buf) {
+    const GridDims& d = a.dims();
+    buf.resize(std::size_t(d.imax) * d.jmax * nk);
+    std::size_t n = 0;
+    for (int k = d.kstart; k < d.kstart + nk; ++k)
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i) buf[n++] = O(a(i, j, k));
+}
+
+const char* zdim(Stagger s) {
+    return s == Stagger::z ? "zh" : "z";
+}
+const char* ydim(Stagger s) {
+    return s == Stagger::y ? "yh" : "y";
+}
+const char* xdim(Stagger s) {
+    return s == Stagger::x ? "xh" : "x";
+}
+
+// Rank 0: the file, then each field block by block. Every block is received even after a
+// failure, so that no sender waits forever; `error` names the first failed step.
+template <typename O, typename T>
+void write_on_root(const std::string& tmp, const FieldsInfo& info,
+                   const std::vector<OutputField<T>>& fields, const Decomposition& dc,
+                   const std::vector<Block>& blocks, std::string& error) {
+    const h5::Quiet quiet;
+    auto attempt = [&](auto&& action) {
+        if (!error.empty()) return;
+        try {
+            action();
+        } catch (const h5::Error& e) {
+            error = e.what();
+        }
+    };
+    const GridDims& d = fields.at(0).field->dims();
+    std::optional<Id> file;
+    attempt([&] {
+        file.emplace(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                     "create");
+        h5::write_string_attr(*file, "case", info.case_name);
+        h5::write_string_attr(*file, "squall_version", info.version);
+        h5::write_string_attr(*file, "title", "squall 3-D fields");
+        h5::write_scale(*file, "time", {info.time}, "s", "model time");
+        h5::write_scale(*file, "x", info.x, "m", "x of the cell centres");
+        h5::write_scale(*file, "xh", info.xh, "m", "x of the cell faces");
+        h5::write_scale(*file, "y", info.y, "m", "y of the cell centres");
+        h5::write_scale(*file, "yh", info.yh, "m", "y of the cell faces");
+        h5::write_scale(*file, "z", info.z, "m", "height of the cell centres");
+        h5::write_scale(*file, "zh", info.zh, "m", "height of the cell faces");
+    });
+    std::vector<O> buf;
+    std::map<std::string, std::vector<std::pair<std::string, int>>> refs;
+    for (const auto& f : fields) {
+        const int nk = f.stagger == Stagger::z ? d.ktot + 1 : d.ktot;
+        const hsize_t dims[4] = {1, hsize_t(nk), hsize_t(d.jtot), hsize_t(d.itot)};
+        std::optional<Id> space, ds;
+        attempt([&] {
+            space.emplace(H5Screate_simple(4, dims, nullptr), H5Sclose, f.name + " space");
+            ds.emplace(H5Dcreate2(*file, f.name.c_str(), h5::file_type<O>(), *space, H5P_DEFAULT,
+                                  H5P_DEFAULT, H5P_DEFAULT),
+                       H5Dclose, f.name);
+            h5::write_string_attr(*ds, "units", f.units);
+            h5::write_string_attr(*ds, "long_name", f.long_name);
+            h5::attach(*file, *ds,
+                       {"/time", std::string("/") + zdim(f.stagger),
+                        std::string("/") + ydim(f.stagger), std::string("/") + xdim(f.stagger)});
+            const std::string p = "/" + f.name;
+            refs["/time"].push_back({p, 0});
+            refs[std::string("/") + zdim(f.stagger)].push_back({p, 1});
+            refs[std::string("/") + ydim(f.stagger)].push_back({p, 2});
+            refs[std::string("/") + xdim(f.stagger)].push_back({p, 3});
+        });
+        for (int r = 0; r < dc.nprocs; ++r) {
+            const Block& b = blocks[r];
+            if (r == 0) {
+                pack(*f.field, nk, buf);
+            } else {
+                buf.resize(std::size_t(b.imax) * b.jmax * nk);
+                MPI_Recv(buf.data(), int(buf.size()), mpi_type<O>(), r, 0, dc.comm,
+                         MPI_STATUS_IGNORE);
+            }
+            attempt([&] {
+                const hsize_t start[4] = {0, 0, hsize_t(b.joff), hsize_t(b.ioff)};
+                const hsize_t count[4] = {1, hsize_t(nk), hsize_t(b.jmax), hsize_t(b.imax)};
+                Id mspace(H5Screate_simple(4, count, nullptr), H5Sclose, "memory space");
+                check(H5Sselect_hyperslab(*space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+                      f.name + " block");
+                check(H5Dwrite(*ds, h5::mem_type<O>(), mspace, *space, H5P_DEFAULT, buf.data()),
+                      "writing " + f.name);
+            });
+        }
+        attempt([&] { ds->close("closing " + f.name); });
+    }
+    attempt([&] {
+        h5::write_reference_lists(*file, refs);
+        check(H5Fflush(*file, H5F_SCOPE_GLOBAL), "flush");
+        file->close("close");
+    });
+}
+
+template <typename O, typename T>
+void send_blocks(const std::vector<OutputField<T>>& fields, const Decomposition& dc) {
+    // One field at a time: rank 0 receives one rank's block beside its own fields.
+    std::vector<O> buf;
+    for (const auto& f : fields) {
+        const GridDims& d = f.field->dims();
+        pack(*f.field, f.stagger == Stagger::z ? d.ktot + 1 : d.ktot, buf);
+        MPI_Send(buf.data(), int(buf.size()), mpi_type<O>(), 0, 0, dc.comm);
+    }
+}
+
+} // namespace
+
+std::string fields_name(const std::string& case_name, long long itime) {
+    return fmt::format("{}.fields.{:020d}.h5", case_name, itime);
+}
+
+template <typename T>
+void write_fields(const std::string& path, const FieldsInfo& info,
+                  const std::vector<OutputField<T>>& fields, const Decomposition& dc) {
+    const GridDims& d = fields.at(0).field->dims();
+    const Block mine{d.ioffset, d.joffset, d.imax, d.jmax};
+    std::vector<Block> blocks(dc.rank == 0 ? dc.nprocs : 0);
+    MPI_Gather(&mine, 4, MPI_INT, blocks.data(), 4, MPI_INT, 0, dc.comm);
+    const std::string tmp = fmt::format("{}.tmp.{}", path, long(::getpid()));
+    std::string error;
+    if (dc.rank == 0) {
+        if (!info.overwrite && std::filesystem::exists(path))
+            error = "the file exists (use --overwrite to replace it)";
+        // The blocks are received (and dropped) after a refusal too: the senders go on.
+        if (info.single)
+            write_on_root<float>(tmp, info, fields, dc, blocks, error);
+        else
+            write_on_root<T>(tmp, info, fields, dc, blocks, error);
+        if (error.empty() && std::rename(tmp.c_str(), path.c_str()) != 0)
+            error = "rename to the final name";
+        if (!error.empty()) std::remove(tmp.c_str());
+    } else if (info.single) {
+        send_blocks<float>(fields, dc);
+    } else {
+        send_blocks<T>(fields, dc);
+    }
+    int n = int(error.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, dc.comm);
+    error.resize(std::size_t(n));
+    MPI_Bcast(error.data(), n, MPI_CHAR, 0, dc.comm);
+    if (!error.empty())
+        throw OutputError(fmt::format("cannot write 3-D fields {}: {}", path, error));
+}
+
+template void write_fields<float>(const std::string&, const FieldsInfo&,
+                                  const std::vector<OutputField<float>>&, const Decomposition&);
+template void write_fields<double>(const std::string&, const FieldsInfo&,
+                                   const std::vector<OutputField<double>>&, const Decomposition&);
+
+} // namespace squall::io

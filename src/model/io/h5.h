@@ -1,0 +1,119 @@
+#pragma once
+// Shared HDF5 helpers of the output files (checkpoints, statistics, cross-sections, 3-D
+// fields): every call's result checked, owned identifiers, string attributes, dimension
+// scales that xarray/netCDF-4 read, and a file-access list for the latest format (SWMR).
+// Failures throw h5::Error with a message naming the step; callers add the file's name.
+#include <hdf5.h>
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace squall::h5 {
+
+struct Error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Tests: while `on`, the `at`-th checked call (counting from `count` = 0) fails, as a full
+// disk would. Only checkpoint writes turn it on.
+struct FailInjection {
+    long at = 0, count = 0;
+    bool on = false;
+};
+FailInjection& fail_injection();
+
+// A negative id or status is a failure.
+template <typename R>
+R check(R r, const std::string& what) {
+    if (r < 0) throw Error(what);
+    if (FailInjection& f = fail_injection(); f.on && f.at > 0 && ++f.count == f.at)
+        throw Error(what + " (injected failure)");
+    return r;
+}
+
+// Owns an HDF5 id; the destructor closes it without checking (error paths, where a second
+// failure cannot make things worse). close() closes it with the result checked.
+class Id {
+public:
+    Id(hid_t id, herr_t (*close)(hid_t), const std::string& what)
+        : id_(check(id, what)), close_(close) {}
+    Id(const Id&) = delete;
+    Id& operator=(const Id&) = delete;
+    ~Id() {
+        if (id_ >= 0) close_(id_);
+    }
+    operator hid_t() const { return id_; }
+    void close(const std::string& what) {
+        const hid_t id = id_;
+        id_ = -1;
+        check(close_(id), what);
+    }
+
+private:
+    hid_t id_;
+    herr_t (*close_)(hid_t);
+};
+
+// Silences HDF5's own error-stack printing while alive; failures are reported by check().
+class Quiet {
+public:
+    Quiet() {
+        H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    }
+    ~Quiet() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+    Quiet(const Quiet&) = delete;
+    Quiet& operator=(const Quiet&) = delete;
+
+private:
+    H5E_auto2_t func_ = nullptr;
+    void* data_ = nullptr;
+};
+
+void write_string_attr(hid_t loc, const char* name, const std::string& value);
+void write_int_attr(hid_t loc, const char* name, std::int64_t value);
+void write_real_attr(hid_t loc, const char* name, double value);
+std::string read_string_attr(hid_t loc, const char* name); // fixed-length strings
+std::int64_t read_int_attr(hid_t loc, const char* name);
+
+// Bytes the file at path can still grow by: free space on its filesystem and the
+// process's file size limit. Appending writers refuse a sample that would not fit, so
+// that a full disk leaves the file as its last flush left it.
+std::uintmax_t free_bytes(const std::string& path);
+
+// A file-access property list for the latest format, which SWMR needs (readers: HDF5 1.10+).
+hid_t latest_fapl();
+// The whole dataset, as doubles.
+std::vector<double> read_doubles(hid_t ds, const std::string& what);
+
+template <typename T>
+hid_t mem_type() {
+    return sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+}
+template <typename T>
+hid_t file_type() {
+    return sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+}
+
+// Dimension scales written with the core library, following the HDF5 Dimension Scale
+// specification that H5DS (hdf5_hl) implements, so that H5DS, netCDF-4 and xarray read them
+// (the build has no hdf5_hl):
+//   scale:   CLASS = "DIMENSION_SCALE", NAME = <dim name>,
+//            REFERENCE_LIST = [{dataset: object ref, dimension: int}, ...];
+//   dataset: DIMENSION_LIST = one vlen of object refs per dimension.
+void make_scale(hid_t ds, const std::string& dimname);
+// DIMENSION_LIST of ds: scales[d] (paths in `file`) for its dimension d.
+void attach(hid_t file, hid_t ds, const std::vector<std::string>& scales);
+// REFERENCE_LIST of each scale: {scale path: [(dataset path, dimension), ...]}; replaces
+// existing lists.
+void write_reference_lists(
+    hid_t file, const std::map<std::string, std::vector<std::pair<std::string, int>>>& refs);
+// A fixed 1-D coordinate dataset made a dimension scale of its own name.
+void write_scale(hid_t loc, const std::string& name, const std::vector<double>& values,
+                 const std::string& units, const std::string& long_name);
+
+} // namespace squall::h5

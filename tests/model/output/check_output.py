@@ -1,0 +1,115 @@
+"""Checks the cross-section and 3-D field files of cross_fields.sh.
+
+Usage: check_output.py DIR_ONE_RANK DIR_FOUR_RANKS [DIR_RESTARTED]
+
+The grid and positions are those of cross_fields.sh (drycbl, 16 x 12 x 10 points on
+4800 x 4800 x 2400 m, uniform levels). Values are compared with the final checkpoint of
+the same run, which another writer produced: fields/<name> as (z, y, x) over the interior.
+"""
+import glob
+import os
+import sys
+
+import h5py
+import numpy as np
+import xarray as xr
+
+one, four = sys.argv[1], sys.argv[2]
+itot, jtot, ktot = 16, 12, 10
+xsize, ysize, zsize = 4800.0, 4800.0, 2400.0
+dx, dy, dz = xsize / itot, ysize / jtot, zsize / ktot
+grid = {
+    "x": (np.arange(itot) + 0.5) * dx, "xh": np.arange(itot) * dx,
+    "y": (np.arange(jtot) + 0.5) * dy, "yh": np.arange(jtot) * dy,
+    "z": (np.arange(ktot) + 0.5) * dz, "zh": np.arange(ktot + 1) * dz,
+}
+positions = {"xy": ("z", [100.0, 500.0, 2400.0]), "xz": ("y", [2400.0, 10.0]),
+             "yz": ("x", [1000.0, 4800.0, 3000.0])}
+stagger = {"u": ("z", "y", "xh"), "v": ("z", "yh", "x"), "w": ("zh", "y", "x"),
+           "w2": ("zh", "y", "x"), "th": ("z", "y", "x"), "evisc": ("z", "y", "x")}
+errors = []
+
+
+def expect(cond, msg):
+    if not cond:
+        errors.append(msg)
+
+
+def seconds(t):
+    """Time values in s (xarray decodes a variable with units "s" as timedelta64)."""
+    t = np.asarray(t)
+    return t / np.timedelta64(1, "s") if np.issubdtype(t.dtype, np.timedelta64) else t
+
+
+def nearest(axis, values):
+    return [int(np.argmin(np.abs(grid[axis] - v))) for v in values]
+
+
+chk_path = sorted(glob.glob(os.path.join(one, "drycbl.chk.*.h5")))[-1]
+with h5py.File(chk_path, "r") as f:
+    chk = {n: f["fields/" + n][()] for n in f["fields"]}
+    chk_time = float(f.attrs["time"])
+chk["w2"] = chk["w"] * chk["w"]
+
+for o, (axis, pos) in positions.items():
+    path = os.path.join(one, f"drycbl.cross_{o}.h5")
+    ds = xr.open_dataset(path, engine="h5netcdf")
+    # Kept indices of each axis: all, or the nearest centres/faces of the positions.
+    idx = {a: np.arange(len(grid[a])) for a in grid}
+    idx[axis] = nearest(axis, pos)
+    idx[axis + "h"] = nearest(axis + "h", pos)
+    for a in grid:
+        expect(np.allclose(ds[a].values, grid[a][idx[a]], rtol=0, atol=1e-9 * zsize),
+               f"{o}: coordinate {a} is {ds[a].values}, expected {grid[a][idx[a]]}")
+        expect(ds[a].attrs.get("units") == "m", f"{o}: {a} has no units m")
+    expect(np.array_equal(seconds(ds.time.values), [0.0, 30.0, 60.0, 90.0, 120.0]),
+           f"{o}: time axis {seconds(ds.time.values)!r}")
+    expect(abs(chk_time - seconds(ds.time.values)[-1]) < 1e-6, f"{o}: last sample is not the checkpoint's")
+    for name, dims in stagger.items():
+        v = ds[name]
+        expect(v.dims == ("time",) + dims, f"{o}: {name} has dims {v.dims}, expected {dims}")
+        expect("units" in v.attrs and "long_name" in v.attrs, f"{o}: {name} lacks attributes")
+        # The last sample against the checkpoint (w at the top face is not in it).
+        kz, jy, ix = (idx[d] for d in dims)
+        kz = np.asarray(kz)
+        inside = kz < ktot
+        got = v.values[-1][inside]
+        want = chk[name][np.ix_(kz[inside], np.asarray(jy), np.asarray(ix))]
+        expect(np.array_equal(got, want),
+               f"{o}: {name} differs from the checkpoint by up to "
+               f"{np.max(np.abs(got.astype(float) - want.astype(float)))}")
+    # One explicit point: u at the second xy height, j = 3, i = 5.
+    if o == "xy":
+        k = nearest("z", [500.0])[0]
+        expect(v.dtype == chk["u"].dtype, f"xy: stored as {v.dtype}, the model as {chk['u'].dtype}")
+        expect(ds.u.values[-1, 1, 3, 5] == chk["u"][k, 3, 5], "xy: u(500 m, j=3, i=5) differs")
+
+fields = sorted(glob.glob(os.path.join(one, "drycbl.fields.*.h5")))
+expect([os.path.basename(p)[14:34] for p in fields] ==
+       ["%020d" % (t * 10**9) for t in (0, 60, 120)], f"3-D field files {fields}")
+ds = xr.open_dataset(fields[-1], engine="h5netcdf")
+expect(seconds(ds.time.values).tolist() == [120.0], f"fields: time {ds.time.values}")
+for a in grid:
+    expect(np.allclose(ds[a].values, grid[a], rtol=0, atol=1e-9 * zsize), f"fields: {a} differs")
+for name in ["u", "v", "w", "th", "evisc"]:
+    v = ds[name]
+    expect(v.dims == ("time",) + stagger[name], f"fields: {name} has dims {v.dims}")
+    got = v.values[0, :ktot]
+    want = chk[name].astype(v.dtype)  # float32 storage rounds the model's values
+    expect(np.array_equal(got, want), f"fields: {name} differs from the checkpoint")
+    if name == "w":
+        expect(np.all(v.values[0, ktot] == 0), "fields: w at the top face is not 0")
+
+# 2x2 ranks and a restarted run: the same files, bitwise.
+for other, what in [(four, "2x2 ranks")] + [(d, "the restarted run") for d in sys.argv[3:]]:
+    for p in sorted(glob.glob(os.path.join(one, "drycbl.cross_*.h5")) + fields):
+        a = xr.open_dataset(p, engine="h5netcdf")
+        b = xr.open_dataset(os.path.join(other, os.path.basename(p)), engine="h5netcdf")
+        expect(a.sizes == b.sizes, f"{os.path.basename(p)}: sizes {dict(b.sizes)} in {what}")
+        for n in a.variables:
+            expect(a[n].shape == b[n].shape and np.array_equal(a[n].values, b[n].values),
+                   f"{os.path.basename(p)}: {n} differs in {what}")
+
+for e in errors:
+    print("check_output:", e)
+sys.exit(1 if errors else 0)
