@@ -1,6 +1,7 @@
 // Checkpoint files in HDF5 (serial library): rank 0 writes, one rank's block at a time.
 #include "model/io/checkpoint.h"
 
+#include "model/io/gather_write.h"
 #include "model/io/h5.h"
 
 #include <fcntl.h>
@@ -24,6 +25,7 @@ namespace fs = std::filesystem;
 using h5::check;
 using h5::Id;
 using H5Fail = h5::Error;
+using gather::Block;
 using h5::file_type;
 using h5::mem_type;
 using h5::read_int_attr;
@@ -31,11 +33,6 @@ using h5::read_string_attr;
 using h5::write_int_attr;
 using h5::write_real_attr;
 using h5::write_string_attr;
-
-// A rank's block of the global interior: offsets and sizes in x and y (all levels).
-struct Block {
-    int ioff, joff, imax, jmax;
-};
 
 template <typename T>
 void pack_interior(const Field3d<T>& a, std::vector<T>& buf) {
@@ -55,22 +52,14 @@ void fsync_path(const std::string& path, bool directory) {
     if (rc != 0 && !directory) throw H5Fail("fsync");
 }
 
-// Rank 0's part of write_checkpoint: the file, then each field block by block. Every block
-// is received even after a failure, so that no sender waits forever; `error` names the
-// first failed step.
+// Rank 0's part of write_checkpoint: the file, then each field block by block; `error` names
+// the first failed step.
 template <typename T>
 void write_on_root(const std::string& tmp, const CheckpointInfo& info,
                    const std::vector<CheckpointField<T>>& fields, const Decomposition& dc,
                    const std::vector<Block>& blocks, std::string& error) {
     const h5::Quiet quiet;
-    auto attempt = [&](auto&& action) {
-        if (!error.empty()) return;
-        try {
-            action();
-        } catch (const H5Fail& e) {
-            error = e.what();
-        }
-    };
+    gather::Steps attempt(error);
     std::optional<Id> file, group, dcpl;
     attempt([&] {
         file.emplace(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
@@ -110,26 +99,8 @@ void write_on_root(const std::string& tmp, const CheckpointInfo& info,
                                   *dcpl, H5P_DEFAULT),
                        H5Dclose, f.name);
         });
-        for (int r = 0; r < dc.nprocs; ++r) {
-            const Block& b = blocks[r];
-            if (r == 0) {
-                if (error.empty()) pack_interior(*f.field, buf);
-            } else {
-                buf.resize(std::size_t(b.imax) * b.jmax * info.ktot);
-                MPI_Recv(buf.data(), int(buf.size()), mpi_type<T>(), r, 0, dc.comm,
-                         MPI_STATUS_IGNORE);
-            }
-            attempt([&] {
-                const hsize_t start[3] = {0, hsize_t(b.joff), hsize_t(b.ioff)};
-                const hsize_t count[3] = {hsize_t(info.ktot), hsize_t(b.jmax), hsize_t(b.imax)};
-                Id mspace(H5Screate_simple(3, count, nullptr), H5Sclose, "memory space");
-                check(H5Sselect_hyperslab(*space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-                      f.name + " block");
-                check(H5Dwrite(*ds, mem_type<T>(), mspace, *space, H5P_DEFAULT, buf.data()),
-                      "writing " + f.name);
-            });
-        }
-        attempt([&] { ds->close("closing " + f.name); });
+        gather::write_blocks(attempt, ds, space, 0, info.ktot, f.name, blocks, dc, buf,
+                             [&] { pack_interior(*f.field, buf); });
     }
     attempt([&] {
         group->close("closing fields");
@@ -148,38 +119,29 @@ void fail_hdf5_call_for_testing(long n) {
 template <typename T>
 void write_checkpoint(const std::string& path, const CheckpointInfo& info,
                       const std::vector<CheckpointField<T>>& fields, const Decomposition& dc) {
-    const GridDims& d = fields.at(0).field->dims();
-    const Block mine{d.ioffset, d.joffset, d.imax, d.jmax};
-    std::vector<Block> blocks(dc.rank == 0 ? dc.nprocs : 0);
-    MPI_Gather(&mine, 4, MPI_INT, blocks.data(), 4, MPI_INT, 0, dc.comm);
-    const std::string tmp = fmt::format("{}.tmp.{}", path, long(::getpid()));
-    std::string error;
-    if (dc.rank == 0) {
+    auto write_root = [&](const std::string& tmp, const std::vector<Block>& blocks,
+                          std::string& error) {
         h5::FailInjection& inject = h5::fail_injection();
         inject.count = 0;
         inject.on = true;
         write_on_root(tmp, info, fields, dc, blocks, error);
         inject.on = false;
-        if (error.empty() && std::rename(tmp.c_str(), path.c_str()) != 0)
-            error = "rename to the final name";
-        if (!error.empty())
-            std::remove(tmp.c_str());
-        else
-            fsync_path(fs::path(path).parent_path().empty() ? std::string(".")
-                                                            : fs::path(path).parent_path().string(),
-                       true);
-    } else {
+    };
+    auto send = [&] {
         // Blocks go one at a time: rank 0 holds one rank's block besides its own fields.
         std::vector<T> buf;
         for (const auto& f : fields) {
             pack_interior(*f.field, buf);
             MPI_Send(buf.data(), int(buf.size()), mpi_type<T>(), 0, 0, dc.comm);
         }
-    }
-    int n = int(error.size());
-    MPI_Bcast(&n, 1, MPI_INT, 0, dc.comm);
-    error.resize(n);
-    MPI_Bcast(error.data(), n, MPI_CHAR, 0, dc.comm);
+    };
+    auto sync_directory = [&] {
+        fsync_path(fs::path(path).parent_path().empty() ? std::string(".")
+                                                        : fs::path(path).parent_path().string(),
+                   true);
+    };
+    const std::string error =
+        gather::write_file(path, fields.at(0).field->dims(), dc, write_root, send, sync_directory);
     if (!error.empty())
         throw CheckpointError(fmt::format("cannot write checkpoint {}: {} failed; the previous "
                                           "checkpoints are untouched",

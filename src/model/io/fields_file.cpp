@@ -1,25 +1,20 @@
 // 3-D field files with the serial HDF5 library: rank 0 writes, one rank's block at a time.
 #include "model/io/fields_file.h"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <optional>
 
+#include "model/io/gather_write.h"
 #include "model/io/h5.h"
 
 namespace squall::io {
 
 namespace {
 
+using gather::Block;
 using h5::check;
 using h5::Id;
-
-struct Block {
-    int ioff, joff, imax, jmax;
-};
 
 // The interior of a field, levels [kstart, kstart + nk), as O (float32 output or T).
 template <typename O, typename T>
@@ -42,21 +37,13 @@ const char* xdim(Stagger s) {
     return s == Stagger::x ? "xh" : "x";
 }
 
-// Rank 0: the file, then each field block by block. Every block is received even after a
-// failure, so that no sender waits forever; `error` names the first failed step.
+// Rank 0: the file, then each field block by block; `error` names the first failed step.
 template <typename O, typename T>
 void write_on_root(const std::string& tmp, const FieldsInfo& info,
                    const std::vector<OutputField<T>>& fields, const Decomposition& dc,
                    const std::vector<Block>& blocks, std::string& error) {
     const h5::Quiet quiet;
-    auto attempt = [&](auto&& action) {
-        if (!error.empty()) return;
-        try {
-            action();
-        } catch (const h5::Error& e) {
-            error = e.what();
-        }
-    };
+    gather::Steps attempt(error);
     const GridDims& d = fields.at(0).field->dims();
     std::optional<Id> file;
     attempt([&] {
@@ -95,26 +82,8 @@ void write_on_root(const std::string& tmp, const FieldsInfo& info,
             refs[std::string("/") + ydim(f.stagger)].push_back({p, 2});
             refs[std::string("/") + xdim(f.stagger)].push_back({p, 3});
         });
-        for (int r = 0; r < dc.nprocs; ++r) {
-            const Block& b = blocks[r];
-            if (r == 0) {
-                pack(*f.field, nk, buf);
-            } else {
-                buf.resize(std::size_t(b.imax) * b.jmax * nk);
-                MPI_Recv(buf.data(), int(buf.size()), mpi_type<O>(), r, 0, dc.comm,
-                         MPI_STATUS_IGNORE);
-            }
-            attempt([&] {
-                const hsize_t start[4] = {0, 0, hsize_t(b.joff), hsize_t(b.ioff)};
-                const hsize_t count[4] = {1, hsize_t(nk), hsize_t(b.jmax), hsize_t(b.imax)};
-                Id mspace(H5Screate_simple(4, count, nullptr), H5Sclose, "memory space");
-                check(H5Sselect_hyperslab(*space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-                      f.name + " block");
-                check(H5Dwrite(*ds, h5::mem_type<O>(), mspace, *space, H5P_DEFAULT, buf.data()),
-                      "writing " + f.name);
-            });
-        }
-        attempt([&] { ds->close("closing " + f.name); });
+        gather::write_blocks(attempt, ds, space, 1, nk, f.name, blocks, dc, buf,
+                             [&] { pack(*f.field, nk, buf); });
     }
     attempt([&] {
         h5::write_reference_lists(*file, refs);
@@ -143,13 +112,8 @@ std::string fields_name(const std::string& case_name, long long itime) {
 template <typename T>
 void write_fields(const std::string& path, const FieldsInfo& info,
                   const std::vector<OutputField<T>>& fields, const Decomposition& dc) {
-    const GridDims& d = fields.at(0).field->dims();
-    const Block mine{d.ioffset, d.joffset, d.imax, d.jmax};
-    std::vector<Block> blocks(dc.rank == 0 ? dc.nprocs : 0);
-    MPI_Gather(&mine, 4, MPI_INT, blocks.data(), 4, MPI_INT, 0, dc.comm);
-    const std::string tmp = fmt::format("{}.tmp.{}", path, long(::getpid()));
-    std::string error;
-    if (dc.rank == 0) {
+    auto write_root = [&](const std::string& tmp, const std::vector<Block>& blocks,
+                          std::string& error) {
         if (!info.overwrite && std::filesystem::exists(path))
             error = "the file exists (use --overwrite to replace it)";
         // The blocks are received (and dropped) after a refusal too: the senders go on.
@@ -157,18 +121,15 @@ void write_fields(const std::string& path, const FieldsInfo& info,
             write_on_root<float>(tmp, info, fields, dc, blocks, error);
         else
             write_on_root<T>(tmp, info, fields, dc, blocks, error);
-        if (error.empty() && std::rename(tmp.c_str(), path.c_str()) != 0)
-            error = "rename to the final name";
-        if (!error.empty()) std::remove(tmp.c_str());
-    } else if (info.single) {
-        send_blocks<float>(fields, dc);
-    } else {
-        send_blocks<T>(fields, dc);
-    }
-    int n = int(error.size());
-    MPI_Bcast(&n, 1, MPI_INT, 0, dc.comm);
-    error.resize(std::size_t(n));
-    MPI_Bcast(error.data(), n, MPI_CHAR, 0, dc.comm);
+    };
+    auto send = [&] {
+        if (info.single)
+            send_blocks<float>(fields, dc);
+        else
+            send_blocks<T>(fields, dc);
+    };
+    const std::string error =
+        gather::write_file(path, fields.at(0).field->dims(), dc, write_root, send);
     if (!error.empty())
         throw OutputError(fmt::format("cannot write 3-D fields {}: {}", path, error));
 }
