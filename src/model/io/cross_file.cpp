@@ -23,14 +23,9 @@ std::size_t CrossFile::axis_size(const std::string& name) const {
 std::unique_ptr<CrossFile> CrossFile::create(const std::string& path, const CrossHeader& h,
                                              bool overwrite) {
     const h5::Quiet quiet;
-    if (!overwrite && std::filesystem::exists(path))
-        throw Error("the file exists; use --overwrite to replace it or --restart to continue "
-                    "its run");
-    Id fapl(h5::latest_fapl(), H5Pclose, "file access properties");
-    const hid_t fid =
-        check(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, fapl),
-              "cannot create the file");
-    std::unique_ptr<CrossFile> f(new CrossFile(path, fid, h));
+    std::unique_ptr<CrossFile> f(new CrossFile(path, h));
+    f->file_.create(path, overwrite);
+    const hid_t fid = f->file_;
     h5::write_string_attr(fid, "case", h.case_name);
     h5::write_string_attr(fid, "squall_version", h.version);
     h5::write_string_attr(fid, "title", h.title);
@@ -70,29 +65,17 @@ std::unique_ptr<CrossFile> CrossFile::create(const std::string& path, const Cros
         refs["/" + v.xdim].push_back({p, 3});
     }
     h5::write_reference_lists(fid, refs);
-    f->start_swmr();
+    f->file_.start_swmr();
     return f;
-}
-
-hid_t CrossFile::open_rdwr(const std::string& path) {
-    Id fapl(h5::latest_fapl(), H5Pclose, "file access properties");
-    hid_t fid = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
-    if (fid < 0) {
-        // A run killed while writing leaves the file marked as open for SWMR writing; a
-        // restart takes it over (HDF5's internal property behind `h5clear -s`).
-        hbool_t clear = true;
-        if (H5Pset(fapl, "clear_status_flags", &clear) >= 0)
-            fid = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
-    }
-    return check(fid, "cannot open the file for appending");
 }
 
 std::unique_ptr<CrossFile> CrossFile::resume(const std::string& path, const CrossHeader& h,
                                              double time) {
     const h5::Quiet quiet;
     if (!std::filesystem::exists(path)) throw Error("the file to continue does not exist");
-    std::unique_ptr<CrossFile> f(new CrossFile(path, open_rdwr(path), h));
-    const hid_t fid = f->fid_;
+    std::unique_ptr<CrossFile> f(new CrossFile(path, h));
+    f->file_.open(path);
+    const hid_t fid = f->file_;
     for (const Axis& a : h.axes) {
         Id ds(H5Dopen2(fid, a.name.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + a.name);
         const std::vector<double> in_file = h5::read_doubles(ds, a.name);
@@ -119,30 +102,12 @@ std::unique_ptr<CrossFile> CrossFile::resume(const std::string& path, const Cros
         check(H5Dset_extent(ds, dims), "resizing " + v.name);
     }
     f->nt_ = keep;
-    f->start_swmr();
+    f->file_.start_swmr();
     return f;
 }
 
-void CrossFile::start_swmr() {
-    check(H5Fflush(fid_, H5F_SCOPE_GLOBAL), "flushing the file");
-    check(H5Fstart_swmr_write(fid_), "starting SWMR (single-writer/multiple-reader) mode");
-}
-
-CrossFile::~CrossFile() {
-    const h5::Quiet quiet;
-    if (fid_ >= 0) H5Fclose(fid_);
-}
-
-void CrossFile::close() {
-    if (fid_ < 0) return;
-    const h5::Quiet quiet;
-    const hid_t fid = fid_;
-    fid_ = -1;
-    check(H5Fclose(fid), "closing the file");
-}
-
 void CrossFile::append(double time, const std::vector<const void*>& data) {
-    if (fid_ < 0) throw Error("the file was closed after an earlier error");
+    file_.require_open();
     const h5::Quiet quiet;
     const hsize_t nt = nt_ + 1;
     try {
@@ -156,7 +121,7 @@ void CrossFile::append(double time, const std::vector<const void*>& data) {
                         std::to_string(room) + " available (disk full?)");
         for (std::size_t n = 0; n < h_.vars.size(); ++n) {
             const CrossVar& v = h_.vars[n];
-            Id ds(H5Dopen2(fid_, v.name.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + v.name);
+            Id ds(H5Dopen2(file_, v.name.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + v.name);
             const hsize_t count[4] = {1, axis_size(v.zdim), axis_size(v.ydim), axis_size(v.xdim)};
             const hsize_t dims[4] = {nt, count[1], count[2], count[3]}, start[4] = {nt_, 0, 0, 0};
             check(H5Dset_extent(ds, dims), "extending " + v.name);
@@ -169,7 +134,7 @@ void CrossFile::append(double time, const std::vector<const void*>& data) {
                   "writing " + v.name);
         }
         // Last: the time axis commits a sample.
-        Id ds(H5Dopen2(fid_, "time", H5P_DEFAULT), H5Dclose, "dataset time");
+        Id ds(H5Dopen2(file_, "time", H5P_DEFAULT), H5Dclose, "dataset time");
         const hsize_t dims[1] = {nt}, start[1] = {nt_}, count[1] = {1};
         check(H5Dset_extent(ds, dims), "extending time");
         Id fspace(H5Dget_space(ds), H5Sclose, "dataspace of time");
@@ -177,11 +142,9 @@ void CrossFile::append(double time, const std::vector<const void*>& data) {
               "selecting a sample of time");
         Id mspace(H5Screate_simple(1, count, nullptr), H5Sclose, "memory space");
         check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, &time), "writing time");
-        check(H5Fflush(fid_, H5F_SCOPE_GLOBAL), "flushing the file");
+        file_.flush();
     } catch (...) {
-        const hid_t fid = fid_;
-        fid_ = -1;
-        H5Fclose(fid);
+        file_.abandon();
         throw;
     }
     nt_ = nt;

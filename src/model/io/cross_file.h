@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "model/io/h5.h"
+
 namespace squall::io {
 
 struct Axis {
@@ -41,8 +43,8 @@ public:
                                              double time);
     CrossFile(const CrossFile&) = delete;
     CrossFile& operator=(const CrossFile&) = delete;
-    ~CrossFile(); // closes without throwing
-    void close(); // closes, throwing when HDF5 reports an error
+    // Destruction closes without throwing.
+    void close() { file_.close(); } // throws when HDF5 reports an error
 
     std::size_t nsamples() const { return nt_; }
     // One sample: data[v] holds vars[v] as (z, y, x) with x fastest, in the memory type
@@ -50,14 +52,11 @@ public:
     void append(double time, const std::vector<const void*>& data);
 
 private:
-    CrossFile(std::string path, hid_t fid, const CrossHeader& h)
-        : path_(std::move(path)), fid_(fid), h_(h) {}
-    static hid_t open_rdwr(const std::string& path);
+    CrossFile(std::string path, const CrossHeader& h) : path_(std::move(path)), h_(h) {}
     std::size_t axis_size(const std::string& name) const;
-    void start_swmr();
 
     std::string path_;
-    hid_t fid_ = -1;
+    h5::AppendFile file_;
     CrossHeader h_;
     std::size_t nt_ = 0;
 };

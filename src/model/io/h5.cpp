@@ -13,6 +13,64 @@ FailInjection& fail_injection() {
     return f;
 }
 
+AppendFile::~AppendFile() {
+    const Quiet quiet;
+    if (fid_ >= 0) H5Fclose(fid_);
+}
+
+void AppendFile::create(const std::string& path, bool overwrite) {
+    if (!overwrite && std::filesystem::exists(path))
+        throw Error("the file exists; use --overwrite to replace it or --restart to continue "
+                    "its run");
+    Id fapl(latest_fapl(), H5Pclose, "file access properties");
+    fid_ =
+        check(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, fapl),
+              "cannot create the file");
+    swmr_ = false;
+}
+
+void AppendFile::open(const std::string& path) {
+    Id fapl(latest_fapl(), H5Pclose, "file access properties");
+    fid_ = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
+    if (fid_ < 0) {
+        // A run killed while writing leaves the file marked as open for SWMR writing; a
+        // restart takes it over (HDF5's internal property behind `h5clear -s`).
+        hbool_t clear = true;
+        if (H5Pset(fapl, "clear_status_flags", &clear) >= 0)
+            fid_ = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
+    }
+    check(fid_, "cannot open the file for appending");
+    swmr_ = false;
+}
+
+void AppendFile::close() {
+    if (fid_ < 0) return;
+    const Quiet quiet;
+    const hid_t fid = fid_;
+    fid_ = -1;
+    check(H5Fclose(fid), "closing the file");
+}
+
+void AppendFile::abandon() {
+    const hid_t fid = fid_;
+    fid_ = -1;
+    if (fid >= 0) H5Fclose(fid);
+}
+
+void AppendFile::flush() {
+    check(H5Fflush(fid_, H5F_SCOPE_GLOBAL), "flushing the file");
+}
+
+void AppendFile::start_swmr() {
+    flush();
+    check(H5Fstart_swmr_write(fid_), "starting SWMR (single-writer/multiple-reader) mode");
+    swmr_ = true;
+}
+
+void AppendFile::require_open() const {
+    if (fid_ < 0) throw Error("the file was closed after an earlier error");
+}
+
 void write_string_attr(hid_t loc, const char* name, const std::string& value) {
     Id type(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
     check(H5Tset_size(type, value.size() + 1), "string size");

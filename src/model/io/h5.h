@@ -74,6 +74,32 @@ private:
     void* data_ = nullptr;
 };
 
+// A file appended to during a run (statistics, cross-sections), in the latest format so that
+// readers can follow it in SWMR mode. The destructor closes it without checking.
+class AppendFile {
+public:
+    AppendFile() = default;
+    AppendFile(const AppendFile&) = delete;
+    AppendFile& operator=(const AppendFile&) = delete;
+    ~AppendFile();
+    // A new file; an existing one is an error unless `overwrite` (then it is replaced).
+    void create(const std::string& path, bool overwrite);
+    // An existing file, for appending; one left marked as open by a killed run is taken over.
+    void open(const std::string& path);
+    void close();   // with the result checked; nothing when already closed
+    void abandon(); // after a failure: closes without checking
+    void flush();
+    void start_swmr(); // flushes, then single-writer/multiple-reader mode
+    bool is_open() const { return fid_ >= 0; }
+    bool swmr() const { return swmr_; }
+    void require_open() const; // throws when closed after an earlier error
+    operator hid_t() const { return fid_; }
+
+private:
+    hid_t fid_ = -1;
+    bool swmr_ = false;
+};
+
 void write_string_attr(hid_t loc, const char* name, const std::string& value);
 void write_int_attr(hid_t loc, const char* name, std::int64_t value);
 void write_real_attr(hid_t loc, const char* name, double value);

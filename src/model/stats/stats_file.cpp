@@ -53,14 +53,9 @@ std::string path_of(const VarInfo& v) {
 std::unique_ptr<StatsFile> StatsFile::create(const std::string& path, const Header& h,
                                              bool overwrite) {
     const h5::Quiet quiet;
-    if (!overwrite && std::filesystem::exists(path))
-        throw Error("the file exists; use --overwrite to replace it or --restart to "
-                    "continue its run");
-    Id fapl(h5::latest_fapl(), H5Pclose, "file access properties");
-    const hid_t fid =
-        check(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, fapl),
-              "cannot create the file");
-    std::unique_ptr<StatsFile> f(new StatsFile(path, fid));
+    std::unique_ptr<StatsFile> f(new StatsFile(path));
+    f->file_.create(path, overwrite);
+    const hid_t fid = f->file_;
     f->nz_ = h.z.size();
     f->nzh_ = h.zh.size();
     f->last_time_ = -std::numeric_limits<double>::infinity();
@@ -88,31 +83,17 @@ std::unique_ptr<StatsFile> StatsFile::create(const std::string& path, const Head
         h5::write_string_attr(ds, "long_name", "time step number");
         h5::attach(fid, ds, {"/time"});
     }
-    check(H5Fflush(fid, H5F_SCOPE_GLOBAL), "flushing the file");
+    f->file_.flush();
     return f;
-}
-
-void StatsFile::open_rdwr() {
-    Id fapl(h5::latest_fapl(), H5Pclose, "file access properties");
-    fid_ = H5Fopen(path_.c_str(), H5F_ACC_RDWR, fapl);
-    if (fid_ < 0) {
-        // A run killed while writing leaves the file marked as open for (SWMR) writing; a
-        // restart takes it over (HDF5's internal property behind `h5clear -s`).
-        hbool_t clear = true;
-        if (H5Pset(fapl, "clear_status_flags", &clear) >= 0)
-            fid_ = H5Fopen(path_.c_str(), H5F_ACC_RDWR, fapl);
-    }
-    check(fid_, "cannot open the file for appending");
-    swmr_ = false;
 }
 
 std::unique_ptr<StatsFile> StatsFile::resume(const std::string& path, const Header& h,
                                              double time) {
     const h5::Quiet quiet;
     if (!std::filesystem::exists(path)) throw Error("the file to continue does not exist");
-    std::unique_ptr<StatsFile> f(new StatsFile(path, -1));
-    f->open_rdwr();
-    const hid_t fid = f->fid_;
+    std::unique_ptr<StatsFile> f(new StatsFile(path));
+    f->file_.open(path);
+    const hid_t fid = f->file_;
     f->nz_ = h.z.size();
     f->nzh_ = h.zh.size();
     const std::string scalar = h5::read_string_attr(fid, "scalar");
@@ -162,26 +143,13 @@ std::unique_ptr<StatsFile> StatsFile::resume(const std::string& path, const Head
     f->set_extent_all(keep);
     f->nt_ = keep;
     f->last_time_ = keep > 0 ? t[keep - 1] : -std::numeric_limits<double>::infinity();
-    check(H5Fflush(fid, H5F_SCOPE_GLOBAL), "flushing the file");
+    f->file_.flush();
     return f;
-}
-
-StatsFile::~StatsFile() {
-    const h5::Quiet quiet;
-    if (fid_ >= 0) H5Fclose(fid_);
-}
-
-void StatsFile::close() {
-    if (fid_ < 0) return;
-    const h5::Quiet quiet;
-    const hid_t fid = fid_;
-    fid_ = -1;
-    check(H5Fclose(fid), "closing the file");
 }
 
 void StatsFile::set_extent_all(hsize_t nt) {
     auto set = [&](const std::string& path, hsize_t len) {
-        Id ds(H5Dopen2(fid_, path.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + path);
+        Id ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + path);
         const hsize_t dims[2] = {nt, len};
         check(H5Dset_extent(ds, dims), "resizing " + path);
     };
@@ -197,17 +165,11 @@ void StatsFile::write_reference_lists() {
         refs["/time"].push_back({path_of(v), 0});
         if (v.loc != Loc::time) refs[v.loc == Loc::z ? "/z" : "/zh"].push_back({path_of(v), 1});
     }
-    h5::write_reference_lists(fid_, refs);
-}
-
-void StatsFile::start_swmr() {
-    check(H5Fflush(fid_, H5F_SCOPE_GLOBAL), "flushing the file");
-    check(H5Fstart_swmr_write(fid_), "starting SWMR (single-writer/multiple-reader) mode");
-    swmr_ = true;
+    h5::write_reference_lists(file_, refs);
 }
 
 void StatsFile::define(const std::vector<VarInfo>& vars, bool exact) {
-    if (fid_ < 0) throw Error("the file was closed after an earlier error");
+    file_.require_open();
     const h5::Quiet quiet;
     auto has = [](const std::vector<VarInfo>& list, const VarInfo& v) {
         return std::any_of(list.begin(), list.end(),
@@ -226,36 +188,36 @@ void StatsFile::define(const std::vector<VarInfo>& vars, bool exact) {
     }
     if (!missing.empty()) {
         // New objects and attributes cannot be made in SWMR mode: leave it for a moment.
-        if (swmr_) {
-            close();
-            open_rdwr();
+        if (file_.swmr()) {
+            file_.close();
+            file_.open(path_);
         }
         for (const VarInfo& v : missing) {
             const bool series = v.loc == Loc::time;
-            Id g(H5Gopen2(fid_, series ? "timeseries" : "profiles", H5P_DEFAULT), H5Gclose,
+            Id g(H5Gopen2(file_, series ? "timeseries" : "profiles", H5P_DEFAULT), H5Gclose,
                  "group of " + v.name);
             Id ds(create_growing(g, v.name, series ? 0 : row_length(v.loc, nz_, nzh_), nt_, false),
                   H5Dclose, v.name);
             h5::write_string_attr(ds, "units", v.units);
             h5::write_string_attr(ds, "long_name", v.long_name);
             if (series)
-                h5::attach(fid_, ds, {"/time"});
+                h5::attach(file_, ds, {"/time"});
             else
-                h5::attach(fid_, ds, {"/time", v.loc == Loc::z ? "/z" : "/zh"});
+                h5::attach(file_, ds, {"/time", v.loc == Loc::z ? "/z" : "/zh"});
             vars_.push_back(v);
         }
         write_reference_lists();
     }
-    if (!swmr_) start_swmr();
+    if (!file_.swmr()) file_.start_swmr();
 }
 
 void StatsFile::append(const std::vector<double>& time, const std::vector<long long>& step,
                        const std::vector<const std::vector<double>*>& data) {
-    if (fid_ < 0) throw Error("the file was closed after an earlier error");
+    file_.require_open();
     const h5::Quiet quiet;
     const hsize_t n = time.size(), nt = nt_ + n;
     auto put = [&](const std::string& path, hsize_t len, hid_t mtype, const void* buf) {
-        Id ds(H5Dopen2(fid_, path.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + path);
+        Id ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + path);
         const hsize_t dims[2] = {nt, len}, start[2] = {nt_, 0}, count[2] = {n, len};
         check(H5Dset_extent(ds, dims), "extending " + path);
         if (!buf) return; // rows stay NaN (the fill value)
@@ -285,13 +247,11 @@ void StatsFile::append(const std::vector<double>& time, const std::vector<long l
         }
         put("/timeseries/step", 0, H5T_NATIVE_LLONG, step.data());
         put("/time", 0, H5T_NATIVE_DOUBLE, time.data()); // last: the time axis commits a sample
-        check(H5Fflush(fid_, H5F_SCOPE_GLOBAL), "flushing the file");
+        file_.flush();
     } catch (...) {
         // Close the file: after a refused write (no room) it is as the last flush left
         // it; after a failure inside HDF5 closing retries the flush once.
-        const hid_t fid = fid_;
-        fid_ = -1;
-        H5Fclose(fid);
+        file_.abandon();
         throw;
     }
     nt_ = nt;

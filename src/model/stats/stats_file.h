@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "model/io/h5.h"
+
 namespace squall::stats_io {
 
 enum class Loc { z, zh, time }; // profile at the centres, at the faces, or a time series
@@ -35,8 +37,8 @@ public:
     static std::unique_ptr<StatsFile> resume(const std::string& path, const Header& h, double time);
     StatsFile(const StatsFile&) = delete;
     StatsFile& operator=(const StatsFile&) = delete;
-    ~StatsFile(); // closes without throwing
-    void close(); // closes, throwing when HDF5 reports an error
+    // Destruction closes without throwing.
+    void close() { file_.close(); } // throws when HDF5 reports an error
 
     std::size_t nsamples() const { return nt_; }
     double last_time() const { return last_time_; }
@@ -53,15 +55,12 @@ public:
                 const std::vector<const std::vector<double>*>& data);
 
 private:
-    StatsFile(std::string path, hid_t fid) : path_(std::move(path)), fid_(fid) {}
-    void open_rdwr();
-    void start_swmr();
+    explicit StatsFile(std::string path) : path_(std::move(path)) {}
     void set_extent_all(hsize_t nt);
     void write_reference_lists();
 
     std::string path_;
-    hid_t fid_ = -1;
-    bool swmr_ = false;
+    h5::AppendFile file_;
     std::size_t nt_ = 0, nz_ = 0, nzh_ = 0;
     double last_time_;
     std::vector<VarInfo> vars_;
