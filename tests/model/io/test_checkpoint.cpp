@@ -10,17 +10,13 @@
 #include <iterator>
 #include <thread>
 
+#include "restart_support.h"
 #include "tests/support/model_run.h"
 
 namespace squall::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 class Checkpoint : public ::testing::Test {
 protected:
@@ -112,24 +108,10 @@ TEST_F(Checkpoint, FailedWriteLeavesThePreviousCheckpoint) {
     const std::string before = read_bytes(good);
     ASSERT_GT(before.size(), 16u * 16 * 16 * 8 * 5);
     // Every 7th checked HDF5 call fails in turn until the calls run out and a write succeeds.
-    int failures = 0;
-    bool written = false;
-    for (long n = 1; n < 1000 && !written; n += 7) {
-        io::fail_hdf5_call_for_testing(n);
-        try {
-            run.model->write_checkpoint();
-            written = true;
-        } catch (const io::CheckpointError& e) {
-            ++failures;
-            EXPECT_NE(std::string(e.what()).find(good), std::string::npos) << e.what();
-        }
-        io::fail_hdf5_call_for_testing(0);
-        if (!written) {
-            EXPECT_EQ(read_bytes(good), before) << "failure at call " << n;
-        }
+    const auto [failures, written] = fail_writes_in_turn(*run.model, 7, good, before, true, [&] {
         for (const auto& e : fs::directory_iterator(dir))
             EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
-    }
+    });
     EXPECT_TRUE(written);
     EXPECT_GT(failures, 10); // the injection reached the writer's calls
     // A write after the failures succeeds again.

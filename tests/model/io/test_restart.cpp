@@ -91,11 +91,6 @@ Result restarted(int npx, int npy, int npx2, int npy2, const std::string& prec) 
     return r;
 }
 
-std::string read_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 void expect_bitwise(const Result& a, const Result& b, const char* what) {
     if (!rank0()) return;
     const char* names[] = {"u", "v", "w", "th", "evisc"};
@@ -159,22 +154,8 @@ TEST(Restart, FailedWriteOnFourRanksThrowsEverywhere) {
     const std::string before = rank0() ? read_bytes(good) : "";
     // Every 9th checked HDF5 call of the writer fails in turn, from the file's creation
     // through the gather of the fields, until the calls run out and the write succeeds.
-    int failures = 0;
-    bool written = false;
-    for (long n = 1; n < 1000 && !written; n += 9) {
-        io::fail_hdf5_call_for_testing(n);
-        try {
-            run.model->write_checkpoint();
-            written = true;
-        } catch (const io::CheckpointError& e) {
-            ++failures;
-            EXPECT_NE(std::string(e.what()).find(good), std::string::npos) << e.what();
-        }
-        io::fail_hdf5_call_for_testing(0);
-        if (rank0() && !written) {
-            EXPECT_EQ(read_bytes(good), before) << "a failed write changed " << good;
-        }
-    }
+    const auto [failures, written] =
+        fail_writes_in_turn(*run.model, 9, good, before, rank0(), [] {});
     EXPECT_TRUE(written);
     EXPECT_GT(failures, 10);
     if (rank0()) {
