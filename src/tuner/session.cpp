@@ -66,6 +66,7 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
                      std::max<size_t>(1, o_.total.evaluations - evaluations_));
     if (!o_.from_default) to.start = rt_->select(def, p).config;
 
+    const std::string data_hash = capture_hash(c);
     JournalHeader h{def.key(),
                     rt_->device().name,
                     to.strategy,
@@ -73,7 +74,7 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
                     to.seed,
                     default_batch(to),
                     rt::hex64(rt::hash64(c.kernel.dump())),
-                    capture_hash(c)};
+                    data_hash};
     std::unique_ptr<Journal> journal;
     if (o_.journal_dir.empty()) {
         journal = std::make_unique<Journal>(def.space(), h);
@@ -110,7 +111,7 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
     rec.time = r.best_seconds;
     rec.default_time = r.baseline_seconds;
     rec.env = rt::current_provenance(rt_->device());
-    rec.tuning.capture_hash = capture_hash(c);
+    rec.tuning.capture_hash = data_hash;
     rec.tuning.strategy = to.strategy;
     rec.tuning.evaluations = int(r.evaluations);
     rec.tuning.rejected = int(r.rejected + r.failed);
