@@ -7,6 +7,8 @@
 # Usage: tune_strategies.sh SQUALL CASE PRECISION KERNELS SECONDS SEEDS OUTDIR [STRATEGIES]
 #   KERNELS: SQUALL_CAPTURE patterns, e.g. advec_u_2i5_double,diff_uvw_smag_double
 #   SEEDS: e.g. "1 2 3"
+# REFERENCE_WISDOM=DIR also measures DIR's record for each capture (its journal goes to
+# OUTDIR/reference): it joins the best known without counting as a strategy.
 set -uo pipefail
 squall=$1 case_file=$2 precision=$3 kernels=$4 seconds=$5 seeds=$6 out=$7
 strategies=${8:-random local annealing forest}
@@ -19,6 +21,11 @@ SQUALL_CAPTURE="$kernels" SQUALL_CAPTURE_DIR="$tmp/captures" SQUALL_CAPTURE_MAX_
     --set time.max_steps=1 --set output.stats_every=0 --set output.dir="$tmp/run" \
     >"$tmp/run.log" 2>&1 || { cat "$tmp/run.log"; exit 1; }
 for capture in "$tmp"/captures/*.json; do
+    if [ -n "${REFERENCE_WISDOM:-}" ]; then
+        SQUALL_WISDOM_PROJECT_DIR="$REFERENCE_WISDOM" SQUALL_WISDOM_USER_DIR="" \
+            "$squall" tune "$capture" --strategy local --evals 2 --out "$tmp/wisdom-ref" \
+            --journal "$out/reference" 2>&1 | grep -E "^(advec|diff|[a-z_]+_(float|double) )" || true
+    fi
     for strategy in $strategies; do
         for seed in $seeds; do
             rm -rf "$tmp/cache"
@@ -29,4 +36,5 @@ for capture in "$tmp"/captures/*.json; do
         done
     done
 done
-python3 "$here/tune_strategies_report.py" "$out/journals" "$out/tune_strategies.json"
+python3 "$here/tune_strategies_report.py" "$out/journals" "$out/tune_strategies.json" \
+    ${REFERENCE_WISDOM:+"$out/reference"}

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""tune_strategies_report.py JOURNAL_DIR OUT.json: compares squall tune's strategies.
+"""tune_strategies_report.py JOURNAL_DIR OUT.json [REFERENCE_DIR]: compares squall tune's strategies.
 
 For every kernel and size in the journals (one per strategy and seed), the best known
 time is the fastest verified evaluation of any journal. Per strategy: the median over
 seeds of the wall time until the best-so-far came within 5 % of it (seeds that never did
 count as infinite), how many seeds got there, and the median best-so-far at the end
 relative to the best known. Writes the table as JSON with the best known configuration
-and the journal that found it."""
+and the journal that found it. Journals in REFERENCE_DIR (e.g. a measurement of the
+shipped wisdom's record) join the best known but are no strategy."""
 import glob, json, math, os, statistics, sys
 
 
@@ -24,17 +25,19 @@ def read(path):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    runs = {}
-    for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.jsonl"))):
-        head, evals = read(path)
-        runs.setdefault((head["key"], "x".join(map(str, head["problem"]))), []).append(
-            (head, evals, os.path.basename(path)))
+    runs, refs = {}, {}
+    dirs = [(sys.argv[1], runs)] + ([(sys.argv[3], refs)] if len(sys.argv) == 4 else [])
+    for folder, into in dirs:
+        for path in sorted(glob.glob(os.path.join(folder, "*.jsonl"))):
+            head, evals = read(path)
+            into.setdefault((head["key"], "x".join(map(str, head["problem"]))), []).append(
+                (head, evals, os.path.relpath(path, os.path.dirname(folder))))
     report = []
     for (key, size), group in sorted(runs.items()):
-        ok = [(e["seconds"], e, name) for _, evals, name in group for e in evals
-              if e["status"] == "ok"]
+        ok = [(e["seconds"], e, name) for _, evals, name in group + refs.get((key, size), [])
+              for e in evals if e["status"] == "ok"]
         best, best_eval, best_name = min(ok, key=lambda x: x[0])
         default = next((e["seconds"] for _, evals, _ in group for e in evals if e.get("default")), None)
         total = sum(len(evals) for _, evals, _ in group)

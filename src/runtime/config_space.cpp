@@ -30,6 +30,7 @@ void ConfigSpace::add_param(std::string name, std::vector<Value> values, Value d
     for (const Value& v : values) kinds |= kind_bit(v.kind());
     scope_.bind(name, param_slot + static_cast<int>(params_.size()), kinds);
     params_.push_back({std::move(name), std::move(values), default_value});
+    for (Config& c : starts_) c.values.push_back(default_value); // a later parameter
 }
 
 void ConfigSpace::add_restriction(const std::string& text) {
@@ -279,7 +280,13 @@ nlohmann::json ConfigSpace::to_json() const {
         params.push_back({{"name", p.name}, {"values", p.values}, {"default", p.default_value}});
     nlohmann::json restr = nlohmann::json::array();
     for (const auto& r : restrictions_) restr.push_back(r.text());
-    return {{"parameters", params}, {"restrictions", restr}};
+    nlohmann::json j = {{"parameters", params}, {"restrictions", restr}};
+    if (!starts_.empty()) {
+        nlohmann::json starts = nlohmann::json::array();
+        for (const Config& c : starts_) starts.push_back(config_to_json(c));
+        j["starts"] = starts;
+    }
+    return j;
 }
 
 ConfigSpace ConfigSpace::from_json(const nlohmann::json& j) {
@@ -290,7 +297,16 @@ ConfigSpace ConfigSpace::from_json(const nlohmann::json& j) {
         s.add_param(p.at("name").get<std::string>(), values, value_from_json(p.at("default")));
     }
     for (const auto& r : j.at("restrictions")) s.add_restriction(r.get<std::string>());
+    if (j.contains("starts"))
+        for (const auto& c : j.at("starts")) s.starts_.push_back(s.config_from_json(c));
     return s;
+}
+
+void ConfigSpace::add_start(const std::vector<std::pair<std::string, Value>>& values) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [name, v] : values) j[name] = v;
+    Config c = config_from_json(j);
+    if (std::find(starts_.begin(), starts_.end(), c) == starts_.end()) starts_.push_back(c);
 }
 
 } // namespace squall::rt

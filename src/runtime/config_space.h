@@ -51,6 +51,12 @@ public:
     // restrictions() and to_json() show.
     void add_restriction(const std::string& text);
     void add_restriction(const Term& condition);
+    // A configuration a search also starts from, beside the default: a point where
+    // parameters that only pay together are set together (a traversal's own default).
+    // Parameters not named keep their default; throws std::invalid_argument for unknown
+    // names or values. Whether it is valid is a question for each problem and device.
+    void add_start(const std::vector<std::pair<std::string, Value>>& values);
+    const std::vector<Config>& starts() const { return starts_; }
 
     size_t num_params() const { return params_.size(); }
     const std::vector<ParamDef>& params() const { return params_; }
@@ -100,12 +106,14 @@ public:
     Config config_from_json(const nlohmann::json& j) const;
     std::string format(const Config& c) const; // "block_x=32, block_y=4"
 
-    nlohmann::json to_json() const; // {"parameters": [...], "restrictions": [...]}
+    // {"parameters": [...], "restrictions": [...], "starts": [{name: value}, ...]}
+    nlohmann::json to_json() const;
     static ConfigSpace from_json(const nlohmann::json& j);
 
 private:
     std::vector<ParamDef> params_;
     std::vector<Expr> restrictions_;
+    std::vector<Config> starts_;
     Scope scope_;
 };
 

@@ -112,6 +112,15 @@ KernelDef& KernelDef::restriction(const std::string& expression) {
     return *this;
 }
 
+KernelDef& KernelDef::start_point(const std::vector<std::pair<std::string, Value>>& values) {
+    try {
+        space_.add_start(values);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("kernel '{}': start point: {}", key_, e.what()));
+    }
+    return *this;
+}
+
 KernelDef& KernelDef::template_args(std::vector<TextOrExpr> args) {
     template_args_.clear();
     for (auto& a : args) {

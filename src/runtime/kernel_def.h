@@ -154,6 +154,8 @@ public:
     // A condition every valid configuration satisfies.
     KernelDef& restriction(const Term& condition);
     KernelDef& restriction(const std::string& expression); // text path
+    // A starting point for searches beside the default (ConfigSpace::add_start).
+    KernelDef& start_point(const std::vector<std::pair<std::string, Value>>& values);
 
     KernelDef& template_args(std::vector<TextOrExpr> args);
     template <typename... T>

@@ -92,6 +92,12 @@ KernelDef KernelDef::from_json(const nlohmann::json& j) {
     ConfigSpace space = ConfigSpace::from_json(j.at("space"));
     for (const auto& p : space.params()) k.tune(p.name, p.values, p.default_value);
     for (const auto& r : space.restrictions()) k.restriction(r.text());
+    for (const Config& c : space.starts()) {
+        std::vector<std::pair<std::string, Value>> values;
+        for (size_t p = 0; p < c.values.size(); ++p)
+            values.emplace_back(space.params()[p].name, c.values[p]);
+        k.start_point(values);
+    }
     auto text = [](const nlohmann::json& t) {
         std::string s = t.at("text").get<std::string>();
         return t.at("expr").get<bool>() ? TextOrExpr(expr(s)) : TextOrExpr(s);

@@ -42,6 +42,9 @@ public:
     Strategy& operator=(const Strategy&) = delete;
 
     virtual std::string_view name() const = 0;
+    // Whether the space's start points (ConfigSpace::starts) are proposed first, so that
+    // the search moves to the best of them as soon as it is told.
+    virtual bool uses_start_points() const { return true; }
 
     // Up to n valid configurations never proposed before. Fewer (maybe none) when the
     // strategy waits for tells of its pending proposals or finds nothing new.
@@ -93,6 +96,8 @@ private:
     std::optional<rt::Config> best_;
     double best_seconds_ = 0;
     size_t told_ = 0, pending_ = 0;
+    bool opened_ = false;
+    std::vector<rt::Config> openers_; // start points still to propose, last first
 };
 
 // Uniform random sampling of valid configurations (ConfigSpace::sample).
@@ -100,6 +105,7 @@ class RandomSearch : public Strategy {
 public:
     using Strategy::Strategy;
     std::string_view name() const override { return "random"; }
+    bool uses_start_points() const override { return false; } // the unbiased baseline
 
 protected:
     std::optional<rt::Config> propose() override { return random_unseen(); }

@@ -216,3 +216,22 @@ TEST(ConfigSpace, MillionsOfRawPointsInSeconds) {
     RecordProperty("valid_configs", std::to_string(n));
     RecordProperty("seconds", std::to_string(secs));
 }
+
+TEST(ConfigSpace, StartPointsKeepDefaultsAndSurviveJson) {
+    ConfigSpace s;
+    s.add_param("block_x", {32, 64, 128}, 128);
+    s.add_param("planes", {0, 1}, 0);
+    s.add_start({{"planes", 1}, {"block_x", 64}});
+    s.add_start({{"block_x", 64}, {"planes", 1}}); // the same point: kept once
+    s.add_param("ring", {4, 5}, 5);                // declared later: the start takes its default
+    ASSERT_EQ(s.starts().size(), 1u);
+    EXPECT_EQ(s.format(s.starts()[0]), "block_x=64, planes=1, ring=5");
+    const ConfigSpace t = ConfigSpace::from_json(s.to_json());
+    ASSERT_EQ(t.starts().size(), 1u);
+    EXPECT_TRUE(t.starts()[0] == s.starts()[0]);
+    EXPECT_THROW(s.add_start({{"tile", 2}}), std::invalid_argument);
+    EXPECT_THROW(s.add_start({{"block_x", 48}}), std::invalid_argument);
+    ConfigSpace none;
+    none.add_param("a", {1, 2}, 1);
+    EXPECT_FALSE(none.to_json().contains("starts")); // older readers see the same JSON
+}

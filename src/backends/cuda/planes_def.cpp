@@ -39,6 +39,10 @@ void add_planes(rt::KernelDef& d, const KernelType& t) {
         .define("SQ_PLANES", P("planes"))
         .define("SQ_PLANE_RING", select(P("planes"), P("plane_ring"), 0))
         .shared_memory(bytes);
+    // The traversal's own default, where searches also start: from the space's default
+    // (one row of 256 columns) the planes move is valid but slow, and from a tiled
+    // configuration it is invalid until six other parameters are reset with it.
+    d.start_point({{"planes", 1}, {"block_x", 64}, {"block_y", 4}, {"blocks_per_sm", 2}});
 }
 
 void add_plane_maps(rt::KernelDef& d, const KernelType& t, const Variant& v) {
