@@ -6,12 +6,13 @@
 # any run is the reference).
 # Usage: tune_strategies.sh SQUALL CASE PRECISION KERNELS SECONDS SEEDS OUTDIR [STRATEGIES]
 #   KERNELS: SQUALL_CAPTURE patterns, e.g. advec_u_2i5_double,diff_uvw_smag_double
-#   SEEDS: e.g. "1 2 3"
+#   SEEDS, STRATEGIES: separated by spaces or commas, e.g. "1,2,3"
 # REFERENCE_WISDOM=DIR also measures DIR's record for each capture (its journal goes to
 # OUTDIR/reference): it joins the best known without counting as a strategy.
 set -uo pipefail
-squall=$1 case_file=$2 precision=$3 kernels=$4 seconds=$5 seeds=$6 out=$7
+squall=$1 case_file=$2 precision=$3 kernels=$4 seconds=$5 seeds=${6//,/ } out=$7
 strategies=${8:-random local annealing forest}
+strategies=${strategies//,/ }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
