@@ -4,6 +4,7 @@
 
 #include "backends/launch.h"
 #include "kernels/halo.cuh"
+#include "model/comm/comm_time.h"
 
 namespace squall {
 
@@ -30,6 +31,9 @@ void Halo<T>::exchange(T* a, int nk) const {
 // (west/south) and the high half to `hi`; the receive buffer's low half comes from lo.
 template <typename T>
 void Halo<T>::sendrecv(int n, int lo, int hi, int tag) const {
+    // Both paths below wait for the packing first; waiting here keeps it out of the timing.
+    if (on_device_) rt::Driver::get().synchronize();
+    const CommTime::Scope timed(CommKind::halo);
     if (direct_ && direct_->direct()) {
         // My low half lands in lo's high half (I am its hi neighbour) and vice versa.
         const rt::DevicePtr send = send_.device();

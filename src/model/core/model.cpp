@@ -12,6 +12,7 @@
 #include "kernels/diff.cuh"
 #include "kernels/pressure.cuh"
 #include "kernels/surface.cuh"
+#include "model/comm/comm_time.h"
 #include "model/core/failsafe.h"
 #include "model/core/gpu_session.h"
 #include "model/core/init.h"
@@ -39,6 +40,27 @@ const std::vector<double> rk4_b = {1432997174477. / 9575080441755.,
 
 std::int64_t to_itime(double t) {
     return std::int64_t(std::llround(t / time_unit));
+}
+
+// The run's time in transfers between ranks (comm_time.h) per step, as the mean over the
+// ranks and its share of the loop's wall time; the slowest rank too, since a rank that
+// waits long shows where the imbalance is. Collective over comm; rank 0 prints.
+void print_comm_time(MPI_Comm comm, double loop_seconds, long steps) {
+    int nranks = 1, rank = 0;
+    MPI_Comm_size(comm, &nranks);
+    MPI_Comm_rank(comm, &rank);
+    const double mine[3] = {
+        CommTime::seconds(CommKind::halo), CommTime::seconds(CommKind::transpose),
+        CommTime::seconds(CommKind::halo) + CommTime::seconds(CommKind::transpose)};
+    double sum[3], max[3];
+    MPI_Allreduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Allreduce(mine, max, 3, MPI_DOUBLE, MPI_MAX, comm);
+    if (rank != 0) return;
+    const double ms = 1e3 / double(steps) / nranks; // mean ms per step
+    fmt::print("squall: communication per step, mean over {} rank(s): halo exchanges {:.4f} ms, "
+               "pressure transposes {:.4f} ms, {:.2f}% of the step; slowest rank {:.4f} ms\n",
+               nranks, sum[0] * ms, sum[1] * ms, 100 * sum[2] / nranks / loop_seconds,
+               1e3 * max[2] / double(steps));
 }
 } // namespace
 
@@ -389,7 +411,8 @@ void Model<T>::run() {
     long n_last = nstep_;
     const long n_first = nstep_;
     const std::int64_t itime_first = itime_;
-    // SQUALL_PROFILE: the loop only.
+    // SQUALL_PROFILE and the communication time: the loop only.
+    CommTime::reset();
     if (on_device_)
         gpu_runtime().profile_reset();
     else
@@ -426,6 +449,7 @@ void Model<T>::run() {
                    "(RK{})\n",
                    nrun, total, total / nrun, 1e9 * total / nrun / points, cfg_.rk_order);
     }
+    if (nrun > 0) print_comm_time(decomp_.comm, total, nrun);
     if (on_device_ ? gpu_runtime().profiling() : cpu::profiling()) {
         const std::string table =
             on_device_ ? profile_table(gpu_runtime().profile(), total, nstep_ - n_first, "GPU",

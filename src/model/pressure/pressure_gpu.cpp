@@ -215,6 +215,9 @@ struct PencilGpu {
     // ---- the executor interface ----
     void exchange_blocks(const PencilStep& s) {
         const DeviceExchange* ex = s.comm == comm_x ? ex_x.get() : ex_y.get();
+        // Both paths wait for the packing kernel first; waiting here keeps it out of the timing.
+        rt::Driver::get().stream_synchronize(stream);
+        const CommTime::Scope timed(CommKind::transpose);
         if (!ex->direct()) return exchange_blocks_staged<T>(s, *this);
         const std::size_t blk = sizeof(T) * std::size_t(s.block());
         ex->begin();

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernels/pressure_spectral.cuh"
+#include "model/comm/comm_time.h"
 #include "model/decomp.h"
 #include "model/grid.h"
 
@@ -165,7 +166,10 @@ public:
     T* host_recv() { return recv_.data(); }
     void to_host(long, long) {}
     void to_device(long, long) {}
-    void exchange_blocks(const PencilStep& s) { exchange_blocks_staged<T>(s, *this); }
+    void exchange_blocks(const PencilStep& s) {
+        const CommTime::Scope timed(CommKind::transpose);
+        exchange_blocks_staged<T>(s, *this);
+    }
 
 private:
     void run(const PencilStep& s, const T* src, T* dst) { pencil_exchange(s, src, dst, *this); }
