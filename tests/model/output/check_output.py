@@ -109,7 +109,7 @@ for o, (axis, pos) in positions.items():
         finite = np.isfinite(want)  # the wall faces are not compared
         err = np.max(np.abs(got[finite] - want[finite])) if finite.any() else np.inf
         scale = np.max(np.abs(want[finite])) if finite.any() else 0.0
-        tol = (1e-4 if var.dtype == np.float32 else 1e-10) * scale
+        tol = (1e-5 if var.dtype == np.float32 else 1e-12) * scale
         expect(err <= tol, f"{o}: {name} differs from the checkpoint's curl by {err} (> {tol})")
     # One explicit point: u at the second xy height, j = 3, i = 5.
     if o == "xy":
