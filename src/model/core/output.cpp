@@ -241,7 +241,7 @@ void Output<T>::derive(const Section& s, const Var& v) {
     const auto& d = g_.d;
     const Part p = part(s, v, d.ioffset, d.joffset, d.imax, d.jmax);
     if (p.k.empty() || p.j.empty() || p.i.empty()) return;
-    // The box of the kept points (kept indices increase along no axis in particular).
+    // The box around this rank's kept points (positions may be listed in any order).
     auto lo = [](const std::vector<int>& a) { return *std::min_element(a.begin(), a.end()); };
     auto hi = [](const std::vector<int>& a) { return *std::max_element(a.begin(), a.end()) + 1; };
     const int di = d.istart - d.ioffset, dj = d.jstart - d.joffset;
