@@ -172,7 +172,8 @@ void check_output_fields(CaseReader& r, const Config& c) {
         std::vector<std::string> valid = {"u", "v", "w"};
         if (!scalar.empty()) valid.push_back(scalar);
         if (c.diff == DiffType::smag2) valid.push_back("evisc");
-        if (derived) valid.push_back("w2");
+        if (derived)
+            for (const char* n : {"w2", "vort_x", "vort_y", "vort_z"}) valid.push_back(n);
         for (std::size_t n = 0; n < names.size(); ++n) {
             const std::string k = fmt::format("{}[{}]", key, n);
             if (std::find(valid.begin(), valid.end(), names[n]) == valid.end())

@@ -10,6 +10,7 @@
 
 #include "backends/launch.h"
 #include "kernels/halo.cuh"
+#include "kernels/vorticity.cuh"
 #include "model/io/cross_file.h"
 #include "model/io/h5.h"
 
@@ -52,21 +53,35 @@ std::vector<double> Output<T>::axis_values(const std::string& axis) const {
 }
 
 template <typename T>
-typename Output<T>::Var Output<T>::var(const std::string& name) const {
+typename Output<T>::Var Output<T>::var(const std::string& name) {
     const std::string scalar = cfg_.thermo == ThermoType::buoy ? "b" : "th";
-    using io::Stagger;
-    if (name == "u") return {name, &f_.u, Stagger::x, false, "velocity in x", "m s-1"};
-    if (name == "v") return {name, &f_.v, Stagger::y, false, "velocity in y", "m s-1"};
-    if (name == "w") return {name, &f_.w, Stagger::z, false, "vertical velocity", "m s-1"};
+    const Derive none = Derive::none;
+    if (name == "u") return {name, &f_.u, true, false, false, none, "velocity in x", "m s-1"};
+    if (name == "v") return {name, &f_.v, false, true, false, none, "velocity in y", "m s-1"};
+    if (name == "w") return {name, &f_.w, false, false, true, none, "vertical velocity", "m s-1"};
     if (name == "w2")
-        return {name, &f_.w, Stagger::z, true, "square of the vertical velocity", "m2 s-2"};
+        return {
+            name,    &f_.w, false, false, true, Derive::square, "square of the vertical velocity",
+            "m2 s-2"};
+    // Each component on the cell edge where it needs no interpolation (kernels/vorticity.cuh).
+    if (name == "vort_x")
+        return {name, &scratch_, false, true, true, Derive::vort_x, "vorticity dw/dy - dv/dz",
+                "s-1"};
+    if (name == "vort_y")
+        return {name, &scratch_, true, false, true, Derive::vort_y, "vorticity du/dz - dw/dx",
+                "s-1"};
+    if (name == "vort_z")
+        return {name, &scratch_, true, true, false, Derive::vort_z, "vorticity dv/dx - du/dy",
+                "s-1"};
     if (name == "evisc")
-        return {name, &f_.evisc, Stagger::centre, false, "eddy viscosity", "m2 s-1"};
+        return {name, &f_.evisc, false, false, false, none, "eddy viscosity", "m2 s-1"};
     if (f_.has_scalar && name == scalar)
         return {name,
                 &f_.s,
-                Stagger::centre,
                 false,
+                false,
+                false,
+                none,
                 scalar == "th" ? "potential temperature" : "buoyancy",
                 scalar == "th" ? "K" : "m s-2"};
     throw std::runtime_error("output: unknown field " + name); // load_config checks names
@@ -99,6 +114,13 @@ Output<T>::Output(const Config& cfg, const Grid<T>& grid, Fields<T>& fields,
         }
     }
     for (const auto& name : cfg.cross.fields) cross_vars_.push_back(var(name));
+    for (const Var& v : cross_vars_)
+        if (v.field == &scratch_ && scratch_.size() == 0) {
+            scratch_ = Field3d<T>(d, f_.on_device);
+            dzhi_.assign(g_.dzhi.size(), T(0), f_.on_device);
+            std::copy(g_.dzhi.begin(), g_.dzhi.end(), dzhi_.host());
+            dzhi_.to_device();
+        }
     const std::array<int, 4> mine = {d.ioffset, d.joffset, d.imax, d.jmax};
     blocks_.resize(dc.rank == 0 ? std::size_t(dc.nprocs) : 0);
     MPI_Gather(mine.data(), 4, MPI_INT, blocks_.data(), 4, MPI_INT, 0, dc.comm);
@@ -147,12 +169,9 @@ io::CrossHeader header(const Config& cfg, const std::map<std::string, std::vecto
         for (int n : idx.at(a)) ax.values.push_back(all[std::size_t(n)]);
         h.axes.push_back(ax);
     }
-    for (const V& v : vars) {
-        const bool sx = v.stagger == io::Stagger::x, sy = v.stagger == io::Stagger::y,
-                   sz = v.stagger == io::Stagger::z;
-        h.vars.push_back(
-            {v.name, v.long_name, v.units, sz ? "zh" : "z", sy ? "yh" : "y", sx ? "xh" : "x"});
-    }
+    for (const V& v : vars)
+        h.vars.push_back({v.name, v.long_name, v.units, v.zh ? "zh" : "z", v.yh ? "yh" : "y",
+                          v.xh ? "xh" : "x"});
     return h;
 }
 } // namespace
@@ -203,14 +222,12 @@ void Output<T>::resume(double time) {
 template <typename T>
 typename Output<T>::Part Output<T>::part(const Section& s, const Var& v, int ioff, int joff,
                                          int imax, int jmax) const {
-    const bool sx = v.stagger == io::Stagger::x, sy = v.stagger == io::Stagger::y,
-               sz = v.stagger == io::Stagger::z;
     Part p;
-    p.ydim = sy ? "yh" : "y";
-    p.xdim = sx ? "xh" : "x";
-    p.k = s.idx.at(sz ? "zh" : "z");
-    const std::vector<int>& js = s.idx.at(sy ? "yh" : "y");
-    const std::vector<int>& is = s.idx.at(sx ? "xh" : "x");
+    p.ydim = v.yh ? "yh" : "y";
+    p.xdim = v.xh ? "xh" : "x";
+    p.k = s.idx.at(v.zh ? "zh" : "z");
+    const std::vector<int>& js = s.idx.at(p.ydim);
+    const std::vector<int>& is = s.idx.at(p.xdim);
     for (std::size_t n = 0; n < js.size(); ++n)
         if (js[n] >= joff && js[n] < joff + jmax) p.j.push_back(js[n]), p.jn.push_back(n);
     for (std::size_t n = 0; n < is.size(); ++n)
@@ -219,53 +236,91 @@ typename Output<T>::Part Output<T>::part(const Section& s, const Var& v, int iof
 }
 
 template <typename T>
-void Output<T>::stage_on_host(const Section& s, const std::vector<Var>& vars) {
+void Output<T>::derive(const Section& s, const Var& v) {
+    if (v.field != &scratch_) return;
+    const auto& d = g_.d;
+    const Part p = part(s, v, d.ioffset, d.joffset, d.imax, d.jmax);
+    if (p.k.empty() || p.j.empty() || p.i.empty()) return;
+    // The box around this rank's kept points (positions may be listed in any order).
+    auto lo = [](const std::vector<int>& a) { return *std::min_element(a.begin(), a.end()); };
+    auto hi = [](const std::vector<int>& a) { return *std::max_element(a.begin(), a.end()) + 1; };
+    const int di = d.istart - d.ioffset, dj = d.jstart - d.joffset;
+    const sq::Range3 r{lo(p.i) + di, hi(p.i) + di,       lo(p.j) + dj,
+                       hi(p.j) + dj, lo(p.k) + d.kstart, hi(p.k) + d.kstart};
+    const T *u = f_.u.data(), *vv = f_.v.data(), *w = f_.w.data();
+    T* out = scratch_.data();
+    if (v.derive == Derive::vort_x)
+        launch(r, sq::VorticityX<T>{.vort = out,
+                                    .v = vv,
+                                    .w = w,
+                                    .dzhi = dzhi_.data(),
+                                    .dyi = g_.dyi,
+                                    .jj = d.jj,
+                                    .kk = d.kk});
+    else if (v.derive == Derive::vort_y)
+        launch(r, sq::VorticityY<T>{.vort = out,
+                                    .u = u,
+                                    .w = w,
+                                    .dzhi = dzhi_.data(),
+                                    .dxi = g_.dxi,
+                                    .jj = d.jj,
+                                    .kk = d.kk});
+    else
+        launch(r, sq::VorticityZ<T>{.vort = out,
+                                    .u = u,
+                                    .v = vv,
+                                    .dxi = g_.dxi,
+                                    .dyi = g_.dyi,
+                                    .jj = d.jj,
+                                    .kk = d.kk});
+}
+
+template <typename T>
+void Output<T>::stage_on_host(const Section& s, const Var& v) {
     if (!f_.on_device) return;
     const auto& d = g_.d;
-    for (const Var& v : vars) {
-        const Part p = part(s, v, d.ioffset, d.joffset, d.imax, d.jmax);
-        if (p.j.empty() || p.i.empty()) continue;
-        Field3d<T>& a = *v.field;
-        if (&s == &sec_[xy]) {
-            for (int k : p.k) a.range_to_host(long(d.kstart + k) * d.kk, d.kk); // one plane
-        } else if (&s == &sec_[xz]) {
-            for (int jg : s.idx.at(v.stagger == io::Stagger::y ? "yh" : "y")) {
-                if (jg < d.joffset || jg >= d.joffset + d.jmax) continue;
-                const int j = d.jstart + jg - d.joffset;
-                launch(sq::Range3{0, d.icells, 0, 1, 0, d.kcells},
-                       sq::HaloPackY<T>{.send_s = pack_.data(),
-                                        .send_n = pack_.data() + std::size_t(d.icells) * d.kcells,
-                                        .a = a.data(),
-                                        .jstart = j,
-                                        .jend = j + 1,
-                                        .jgc = 1,
-                                        .icells = d.icells,
-                                        .jj = d.jj,
-                                        .kk = d.kk});
-                pack_.range_to_host(0, std::size_t(d.icells) * d.kcells);
-                for (int k = 0; k < d.kcells; ++k)
-                    for (int i = 0; i < d.icells; ++i) a(i, j, k) = pack_[i + d.icells * k];
-            }
-        } else {
-            for (int ig : s.idx.at(v.stagger == io::Stagger::x ? "xh" : "x")) {
-                if (ig < d.ioffset || ig >= d.ioffset + d.imax) continue;
-                const int i = d.istart + ig - d.ioffset;
-                launch(sq::Range3{0, 1, d.jstart, d.jend, 0, d.kcells},
-                       sq::HaloPackX<T>{.send_w = pack_.data(),
-                                        .send_e = pack_.data() + std::size_t(d.jmax) * d.kcells,
-                                        .a = a.data(),
-                                        .istart = i,
-                                        .iend = i + 1,
-                                        .jstart = d.jstart,
-                                        .jmax = d.jmax,
-                                        .igc = 1,
-                                        .jj = d.jj,
-                                        .kk = d.kk});
-                pack_.range_to_host(0, std::size_t(d.jmax) * d.kcells);
-                for (int k = 0; k < d.kcells; ++k)
-                    for (int j = d.jstart; j < d.jend; ++j)
-                        a(i, j, k) = pack_[std::size_t(j - d.jstart) + std::size_t(d.jmax) * k];
-            }
+    const Part p = part(s, v, d.ioffset, d.joffset, d.imax, d.jmax);
+    if (p.j.empty() || p.i.empty()) return;
+    Field3d<T>& a = *v.field;
+    if (&s == &sec_[xy]) {
+        for (int k : p.k) a.range_to_host(long(d.kstart + k) * d.kk, d.kk); // one plane
+    } else if (&s == &sec_[xz]) {
+        for (int jg : s.idx.at(p.ydim)) {
+            if (jg < d.joffset || jg >= d.joffset + d.jmax) continue;
+            const int j = d.jstart + jg - d.joffset;
+            launch(sq::Range3{0, d.icells, 0, 1, 0, d.kcells},
+                   sq::HaloPackY<T>{.send_s = pack_.data(),
+                                    .send_n = pack_.data() + std::size_t(d.icells) * d.kcells,
+                                    .a = a.data(),
+                                    .jstart = j,
+                                    .jend = j + 1,
+                                    .jgc = 1,
+                                    .icells = d.icells,
+                                    .jj = d.jj,
+                                    .kk = d.kk});
+            pack_.range_to_host(0, std::size_t(d.icells) * d.kcells);
+            for (int k = 0; k < d.kcells; ++k)
+                for (int i = 0; i < d.icells; ++i) a(i, j, k) = pack_[i + d.icells * k];
+        }
+    } else {
+        for (int ig : s.idx.at(p.xdim)) {
+            if (ig < d.ioffset || ig >= d.ioffset + d.imax) continue;
+            const int i = d.istart + ig - d.ioffset;
+            launch(sq::Range3{0, 1, d.jstart, d.jend, 0, d.kcells},
+                   sq::HaloPackX<T>{.send_w = pack_.data(),
+                                    .send_e = pack_.data() + std::size_t(d.jmax) * d.kcells,
+                                    .a = a.data(),
+                                    .istart = i,
+                                    .iend = i + 1,
+                                    .jstart = d.jstart,
+                                    .jmax = d.jmax,
+                                    .igc = 1,
+                                    .jj = d.jj,
+                                    .kk = d.kk});
+            pack_.range_to_host(0, std::size_t(d.jmax) * d.kcells);
+            for (int k = 0; k < d.kcells; ++k)
+                for (int j = d.jstart; j < d.jend; ++j)
+                    a(i, j, k) = pack_[std::size_t(j - d.jstart) + std::size_t(d.jmax) * k];
         }
     }
 }
@@ -276,17 +331,18 @@ void Output<T>::cross(double time) {
     for (int o = 0; o < 3; ++o) {
         Section& s = sec_[o];
         if (!s.on) continue;
-        stage_on_host(s, cross_vars_);
         // This rank's values of every variable, one after the other.
         std::vector<T> mine;
         for (const Var& v : cross_vars_) {
+            derive(s, v);
+            stage_on_host(s, v);
             const Part p = part(s, v, d.ioffset, d.joffset, d.imax, d.jmax);
             for (int k : p.k)
                 for (int j : p.j)
                     for (int i : p.i) {
                         const T a = (*v.field)(d.istart + i - d.ioffset, d.jstart + j - d.joffset,
                                                d.kstart + k);
-                        mine.push_back(v.square ? a * a : a);
+                        mine.push_back(v.derive == Derive::square ? a * a : a);
                     }
         }
         std::vector<int> counts(blocks_.size()), displs(blocks_.size());
@@ -349,7 +405,11 @@ void Output<T>::fields(std::int64_t itime, double time) {
     for (const auto& name : cfg_.fields_out.names) {
         const Var v = var(name);
         if (f_.on_device) v.field->to_host();
-        list.push_back({v.name, v.long_name, v.units, v.field, v.stagger});
+        const io::Stagger stagger = v.xh   ? io::Stagger::x
+                                    : v.yh ? io::Stagger::y
+                                    : v.zh ? io::Stagger::z
+                                           : io::Stagger::centre;
+        list.push_back({v.name, v.long_name, v.units, v.field, stagger});
     }
     io::write_fields((fs::path(cfg_.output_dir) / io::fields_name(cfg_.name, itime)).string(), info,
                      list, dc_);

@@ -8,6 +8,11 @@
 // the level (ghosts included); an xz row or a yz column is first packed on the device by
 // the halo-exchange pack kernels (all levels of one row or column) and then copied in one
 // piece. 3-D field files copy the whole fields.
+//
+// Vorticity components (vort_x, vort_y, vort_z) are derived: kernels/vorticity.cuh writes
+// them into a scratch field, on the backend that holds the velocities, over the box of the
+// section's points on this rank only (one launch per component and section); what is
+// written is then copied back like any other field.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -51,16 +56,20 @@ private:
         std::map<std::string, std::vector<int>> idx;
         std::unique_ptr<io::CrossFile> file; // rank 0
     };
+    // How a variable is made from the fields.
+    enum class Derive { none, square, vort_x, vort_y, vort_z };
     struct Var {
-        std::string name;  // as written (u, th, w2, ...)
-        Field3d<T>* field; // the field it reads
-        io::Stagger stagger;
-        bool square; // w2: the square of the field
+        std::string name;  // as written (u, th, w2, vort_z, ...)
+        Field3d<T>* field; // the field it reads (derived vorticity: the scratch field)
+        bool xh, yh, zh;   // on the x, y, z faces (else at the centres) along each axis
+        Derive derive;
         std::string long_name, units;
     };
-    Var var(const std::string& name) const;
+    Var var(const std::string& name);
     std::vector<double> axis_values(const std::string& axis) const;
-    void stage_on_host(const Section& s, const std::vector<Var>& vars);
+    // Computes a vorticity component at the section's points of this rank into scratch_.
+    void derive(const Section& s, const Var& v);
+    void stage_on_host(const Section& s, const Var& v);
     // This rank's part of one variable: the kept indices that lie in the block
     // (ioff, joff, imax, jmax), in (k, j, i) order.
     struct Part {
@@ -80,6 +89,8 @@ private:
     std::vector<Var> cross_vars_;
     std::vector<std::array<int, 4>> blocks_; // rank 0: every rank's ioff, joff, imax, jmax
     DeviceArray<T> pack_;                    // GPU: one packed row or column
+    Field3d<T> scratch_;                     // derived fields (allocated when asked for)
+    DeviceArray<T> dzhi_;                    // the kernels' copy of Grid::dzhi
 };
 
 extern template class Output<float>;

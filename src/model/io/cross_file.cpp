@@ -144,10 +144,46 @@ void CrossFile::append(double time, const std::vector<const void*>& data) {
         check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, &time), "writing time");
         file_.flush();
     } catch (...) {
+        roll_back();
         file_.abandon();
         throw;
     }
     nt_ = nt;
+}
+
+void CrossFile::roll_back() noexcept {
+    // Unchecked calls: after a failure this is all that can still be tried, and it needs no
+    // new room on the disk.
+    std::vector<std::string> names{"time"};
+    for (const CrossVar& v : h_.vars) names.push_back(v.name);
+    for (const std::string& name : names) {
+        const hid_t ds = H5Dopen2(file_, name.c_str(), H5P_DEFAULT);
+        if (ds < 0) continue;
+        if (const hid_t space = H5Dget_space(ds); space >= 0) {
+            hsize_t dims[4] = {0, 0, 0, 0};
+            if (H5Sget_simple_extent_dims(space, dims, nullptr) >= 1 && dims[0] > nt_) {
+                dims[0] = nt_;
+                H5Dset_extent(ds, dims);
+            }
+            H5Sclose(space);
+        }
+        H5Dclose(ds);
+    }
+    H5Fflush(file_, H5F_SCOPE_GLOBAL);
+    // Objects a failed step left open would keep the file open after closing it (and
+    // then refuse SWMR to a restart in this process).
+    const unsigned types = H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR;
+    const ssize_t n = H5Fget_obj_count(file_, types | H5F_OBJ_LOCAL);
+    if (n <= 0) return;
+    std::vector<hid_t> ids(std::size_t(n), -1);
+    const ssize_t got = H5Fget_obj_ids(file_, types | H5F_OBJ_LOCAL, std::size_t(n), ids.data());
+    for (ssize_t k = 0; k < got; ++k) {
+        const hid_t id = ids[std::size_t(k)];
+        if (H5Iget_type(id) == H5I_ATTR)
+            H5Aclose(id);
+        else
+            H5Oclose(id);
+    }
 }
 
 } // namespace squall::io

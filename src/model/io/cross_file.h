@@ -48,12 +48,15 @@ public:
 
     std::size_t nsamples() const { return nt_; }
     // One sample: data[v] holds vars[v] as (z, y, x) with x fastest, in the memory type
-    // of `single` (float or double); flushes. On failure the file is closed.
+    // of `single` (float or double); flushes. A sample that would not fit on the disk is
+    // refused before the file is touched; on any failure the datasets are cut back to the
+    // samples before (as far as HDF5 still can) and the file is closed.
     void append(double time, const std::vector<const void*>& data);
 
 private:
     CrossFile(std::string path, const CrossHeader& h) : path_(std::move(path)), h_(h) {}
     std::size_t axis_size(const std::string& name) const;
+    void roll_back() noexcept; // every dataset back to nt_ samples, unchecked
 
     std::string path_;
     h5::AppendFile file_;

@@ -4,6 +4,7 @@
 // refused with a message naming the kernel and the member.
 #include "backends/cuda/declared.h"
 #include "kernel_list.h"
+#include "kernels/vorticity.cuh"
 
 #include <gtest/gtest.h>
 
@@ -32,6 +33,7 @@ int check_all(KernelList<K...>) {
 
 TEST(Declare, EveryKernelMatchesItsStruct) {
     EXPECT_EQ(check_all(AllKernels{}), 2 * 48);
+    EXPECT_EQ(check_all(sq::VorticityKernels{}), 2 * 3); // cross-section output only
 }
 
 // Kernels whose declaration disagrees with the struct, as a kernel author might write them.

@@ -6,6 +6,7 @@
 // reductions and the 2-D kernels. Skips without a GPU.
 #include "backends/launch.h"
 #include "gpu_harness.h"
+#include "kernels/vorticity.cuh"
 
 #include "tests/support/gpu_required.h"
 #include <gtest/gtest.h>
@@ -113,6 +114,12 @@ TYPED_TEST_SUITE(GpuKernels, Precisions);
 TYPED_TEST(GpuKernels, Every3dKernelMatchesCpu) {
     SKIP_WITHOUT_GPU();
     check_all<TypeParam>(Kernels3d{});
+}
+
+// The cross-sections' vorticity components (not in the model's step, so not in Kernels3d).
+TYPED_TEST(GpuKernels, VorticityKernelsMatchCpu) {
+    SKIP_WITHOUT_GPU();
+    check_all<TypeParam>(sq::VorticityKernels{});
 }
 
 // The dispatch: launch(), launch_max() and launch_sum() of launch.h with the backend active,

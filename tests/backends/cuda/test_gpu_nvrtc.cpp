@@ -4,6 +4,7 @@
 // memory-only cache, so everything really compiles.
 #include "backends/cuda/gpu_launch.h"
 #include "kernel_list.h"
+#include "kernels/vorticity.cuh"
 #include "runtime/log.h"
 
 #include <gtest/gtest.h>
@@ -64,6 +65,7 @@ std::vector<Job> compile_all(const std::vector<Job>& jobs) {
 TEST(GpuKernelsNvrtc, EveryKernelDefaultConfigFloatAndDouble) {
     std::vector<Job> jobs;
     add_defaults(jobs, Kernels3d{}, gpu::Form::traverse3d);
+    add_defaults(jobs, sq::VorticityKernels{}, gpu::Form::traverse3d); // cross-sections
     add_defaults(jobs, Kernels2d{}, gpu::Form::traverse2d);
     add_defaults(jobs, Reductions{}, gpu::Form::reduce_max);
     for (const char* acc : {"float", "double"})

@@ -6,6 +6,7 @@
 
 #include "backends/cuda/declared.h"
 #include "kernels/pressure_spectral.cuh"
+#include "kernels/vorticity.cuh"
 #include "tests/support/all_kernels.h"
 
 #include <algorithm>
@@ -61,6 +62,7 @@ std::string wrapper_source(const std::vector<std::string>& names) {
     int n = 0;
     add_wrappers(src, n, AllKernels{});
     add_wrappers(src, n, sq::PressureSpectralKernels{});
+    add_wrappers(src, n, sq::VorticityKernels{});
     return src;
 }
 

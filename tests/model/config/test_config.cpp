@@ -399,6 +399,15 @@ TEST(Config, CrossKeyRules) {
               std::string::npos);
 }
 
+// The derived cross-section fields: accepted, each in its place in the list.
+TEST(Config, DerivedCrossFields) {
+    TempCase t("derived", std::string(minimal_text) +
+                              "output: {cross: {every: 1, xy: [0.5], "
+                              "fields: [vort_x, u, vort_y, w2, vort_z]}}\n");
+    const Config c = load_config(t.str());
+    EXPECT_EQ(c.cross.fields, (std::vector<std::string>{"vort_x", "u", "vort_y", "w2", "vort_z"}));
+}
+
 TEST(Config, GridRules) {
     auto err = [](const std::string& grid, const std::string& more = "") {
         TempCase t("grid", "grid: {itot: 16, ktot: 8, xsize: 1, zsize: 2, " + grid + "}\n" +

@@ -4,7 +4,8 @@ Usage: check_output.py DIR_ONE_RANK DIR_FOUR_RANKS [DIR_RESTARTED]
 
 The grid and positions are those of cross_fields.sh (drycbl, 16 x 12 x 10 points on
 4800 x 4800 x 2400 m, uniform levels). Values are compared with the final checkpoint of
-the same run, which another writer produced: fields/<name> as (z, y, x) over the interior.
+the same run, which another writer produced: fields/<name> as (z, y, x) over the interior;
+the vorticity components against numpy's differences of those fields (interior faces).
 """
 import glob
 import os
@@ -27,6 +28,9 @@ positions = {"xy": ("z", [100.0, 500.0, 2400.0]), "xz": ("y", [2400.0, 10.0]),
              "yz": ("x", [1000.0, 4800.0, 3000.0])}
 stagger = {"u": ("z", "y", "xh"), "v": ("z", "yh", "x"), "w": ("zh", "y", "x"),
            "w2": ("zh", "y", "x"), "th": ("z", "y", "x"), "evisc": ("z", "y", "x")}
+# Vorticity components: on the cell edges where they need no interpolation.
+vort_stagger = {"vort_x": ("zh", "yh", "x"), "vort_y": ("zh", "y", "xh"),
+                "vort_z": ("z", "yh", "xh")}
 errors = []
 
 
@@ -50,6 +54,22 @@ with h5py.File(chk_path, "r") as f:
     chk = {n: f["fields/" + n][()] for n in f["fields"]}
     chk_time = float(f.attrs["time"])
 chk["w2"] = chk["w"] * chk["w"]
+
+
+def curl(c):
+    """The vorticity of the checkpoint's fields (periodic in x and y) by numpy, NaN at the
+    wall faces, which need the ghost levels that the checkpoint does not hold."""
+    u, v, w = (c[n].astype(float) for n in ("u", "v", "w"))
+    dzhi = np.full(ktot, np.nan)
+    dzhi[1:] = 1.0 / np.diff(grid["z"])  # the faces between two centres
+    ddx = lambda a: (a - np.roll(a, 1, axis=2)) / dx  # to the west face / edge
+    ddy = lambda a: (a - np.roll(a, 1, axis=1)) / dy
+    ddz = lambda a: np.concatenate([np.full_like(a[:1], np.nan), np.diff(a, axis=0)]) * \
+        dzhi[:, None, None]
+    return {"vort_x": ddy(w) - ddz(v), "vort_y": ddz(u) - ddx(w), "vort_z": ddx(v) - ddy(u)}
+
+
+vort = curl(chk)
 
 for o, (axis, pos) in positions.items():
     path = os.path.join(one, f"drycbl.cross_{o}.h5")
@@ -78,6 +98,19 @@ for o, (axis, pos) in positions.items():
         expect(np.array_equal(got, want),
                f"{o}: {name} differs from the checkpoint by up to "
                f"{np.max(np.abs(got.astype(float) - want.astype(float)))}")
+    for name, dims in vort_stagger.items():
+        var = ds[name]
+        expect(var.dims == ("time",) + dims, f"{o}: {name} has dims {var.dims}, expected {dims}")
+        expect(var.attrs.get("units") == "s-1", f"{o}: {name} has no units s-1")
+        kz, jy, ix = (np.asarray(idx[d]) for d in dims)
+        keep = kz < ktot
+        want = vort[name][np.ix_(kz[keep], jy, ix)]
+        got = var.values[-1][keep].astype(float)
+        finite = np.isfinite(want)  # the wall faces are not compared
+        err = np.max(np.abs(got[finite] - want[finite])) if finite.any() else np.inf
+        scale = np.max(np.abs(want[finite])) if finite.any() else 0.0
+        tol = (1e-5 if var.dtype == np.float32 else 1e-12) * scale
+        expect(err <= tol, f"{o}: {name} differs from the checkpoint's curl by {err} (> {tol})")
     # One explicit point: u at the second xy height, j = 3, i = 5.
     if o == "xy":
         k = nearest("z", [500.0])[0]

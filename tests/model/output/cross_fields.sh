@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 opts=(--backend cpu --set grid.itot=16 --set grid.jtot=12 --set grid.ktot=10
       --set model.precision="$prec" --set time.endtime=120 --set output.stats_every=0
       --set output.checkpoint_every=1e9
-      --set "output.cross={every: 30, fields: [u, v, w, th, evisc, w2], xy: [100, 500, 2400],
+      --set "output.cross={every: 30, fields: [u, v, w, th, evisc, w2, vort_x, vort_y, vort_z], xy: [100, 500, 2400],
              xz: [2400, 10], yz: [1000, 4800, 3000]}"
       --set "output.fields={every: 60, names: [u, v, w, th, evisc], float32: $([ "$prec" = float ] && echo false || echo true)}")
 
