@@ -38,8 +38,12 @@ Access access_from_name(const std::string& name) {
 }
 
 uint64_t CompileSpec::hash() const {
+    // The program's first line names the configuration for a reader; configurations that
+    // generate the same code share one compile.
+    std::string_view code = program;
+    if (code.rfind("//", 0) == 0) code.remove_prefix(std::min(code.size(), code.find('\n')));
     Hasher h(0xc0de);
-    h.add(program).add(sources ? sources->hash() : 0).add(name_expression).add(arch);
+    h.add(code).add(sources ? sources->hash() : 0).add(name_expression).add(arch);
     for (const auto& o : options) h.add(o);
     return h.digest();
 }
@@ -400,6 +404,22 @@ LaunchGeometry KernelDef::geometry(const Config& c, const ProblemSize& p,
 
 std::string KernelDef::render(const TextOrExpr& t, const Expr& e, const Value* slots) const {
     return t.is_expr ? e.eval(slots).to_string() : t.text;
+}
+
+uint64_t KernelDef::fingerprint(const Config& c, const ProblemSize& p, const DeviceInfo& d,
+                                const std::string& arch) const {
+    Hasher h(0xf1f1);
+    h.add(compile_spec(c, p, d, arch).hash());
+    const LaunchGeometry g = geometry(c, p, d);
+    for (unsigned v : g.grid) h.add(uint64_t(v));
+    for (unsigned v : g.block) h.add(uint64_t(v));
+    h.add(uint64_t(g.shared_mem)).add(uint64_t(int64_t(g.carveout)));
+    for (const TensorMapSpec& m : tensor_maps(c, p, d)) {
+        h.add(uint64_t(m.arg)).add(uint64_t(m.elem_bytes)).add(uint64_t(m.offset));
+        for (long long v : m.dims) h.add(uint64_t(v));
+        for (unsigned v : m.box) h.add(uint64_t(v));
+    }
+    return h.digest();
 }
 
 CompileSpec KernelDef::compile_spec(const Config& c, const ProblemSize& p, const DeviceInfo& d,

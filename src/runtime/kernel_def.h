@@ -219,6 +219,10 @@ public:
     // Builds the compile specification (validates the configuration as above).
     CompileSpec compile_spec(const Config& c, const ProblemSize& p, const DeviceInfo& d,
                              const std::string& arch) const;
+    // Equal for two configurations exactly when they compile to the same code and launch
+    // alike (geometry, shared memory, carveout, tensor maps): one measurement serves both.
+    uint64_t fingerprint(const Config& c, const ProblemSize& p, const DeviceInfo& d,
+                         const std::string& arch) const;
 
     nlohmann::json to_json(bool with_sources = true) const;
     static KernelDef from_json(const nlohmann::json& j);

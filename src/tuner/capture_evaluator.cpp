@@ -53,6 +53,15 @@ std::string CaptureEvaluator::prepare(const rt::Config& c) {
     }
 }
 
+std::optional<uint64_t> CaptureEvaluator::fingerprint(const rt::Config& c) {
+    try {
+        return capture_->def().fingerprint(c, capture_->capture().problem, rt_->device(),
+                                           rt_->arch());
+    } catch (const std::exception&) {
+        return std::nullopt; // invalid here: prepare() reports why
+    }
+}
+
 double CaptureEvaluator::time_median(const rt::KernelInstance& k, int reps) {
     rt::Driver& drv = rt::Driver::get();
     std::vector<void*> events;

@@ -30,6 +30,7 @@ public:
     std::string prepare(const rt::Config& c) override;
     Measurement measure(const rt::Config& c) override;
     std::vector<double> remeasure(const std::vector<rt::Config>& cs, int rounds) override;
+    std::optional<uint64_t> fingerprint(const rt::Config& c) override;
 
     // Candidates whose outputs differ from the reference but lie within the tolerance.
     size_t inexact() const { return inexact_; }

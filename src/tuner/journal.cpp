@@ -129,6 +129,7 @@ void Journal::read() {
             if (e.status == Status::ok) e.seconds = j.at("seconds").get<double>();
             e.t = j.at("t").get<double>();
             e.is_default = j.value("default", false);
+            e.same_program = j.value("same_program", false);
             e.detail = j.value("detail", "");
             index_[space_->format(e.config)] = recorded_.size();
             recorded_.push_back(std::move(e));
@@ -170,6 +171,7 @@ void Journal::append(const Evaluation& e) {
               {"t", e.t}};
     if (e.status == Status::ok) j["seconds"] = e.seconds;
     if (e.is_default) j["default"] = true;
+    if (e.same_program) j["same_program"] = true;
     if (!e.detail.empty()) j["detail"] = e.detail;
     index_[space_->format(e.config)] = recorded_.size();
     recorded_.push_back(e);

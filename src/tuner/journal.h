@@ -35,6 +35,9 @@ struct Evaluation {
     double seconds = 0; // median time, when ok
     double t = 0;       // wall seconds since the tune started, counted across resumes
     bool is_default = false;
+    // Generates the same kernel and launch as an earlier candidate, whose result it took
+    // unmeasured (Evaluator::fingerprint).
+    bool same_program = false;
     std::string detail; // why it failed
 };
 

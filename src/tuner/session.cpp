@@ -91,6 +91,7 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
     line_.finish();
 
     wall_ += r.wall, gpu_wait_ += r.gpu_wait, compiled_ += r.compiled;
+    same_program_ += r.same_program;
     evaluations_ += r.evaluations - r.from_journal;
     TableRow row{def.key(), problem_text(p), r.baseline_seconds, r.best_seconds};
     if (r.best_seconds > 0)
@@ -119,10 +120,11 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
 }
 
 std::string Session::summary() const {
-    return fmt::format("{} kernel(s) in {:.1f} s: {} compiled ({:.1f} per second), GPU waiting "
-                       "for compiles {:.0f} % of the time; copy ceiling {:.2f} TB/s",
+    return fmt::format("{} kernel(s) in {:.1f} s: {} compiled ({:.1f} per second), {} the same "
+                       "program as one measured, GPU waiting for compiles {:.0f} % of the time; "
+                       "copy ceiling {:.2f} TB/s",
                        rows_.size(), wall_, compiled_, wall_ > 0 ? compiled_ / wall_ : 0,
-                       wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0, ceiling_ * 1e-12);
+                       same_program_, wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0, ceiling_ * 1e-12);
 }
 
 } // namespace squall::tuner

@@ -5,7 +5,9 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -179,9 +181,19 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         time_budget *= std::max(0.1, base.seconds / o.full_budget_above);
     report();
 
+    // One measurement per program: a candidate that generates the same code and launch
+    // as an earlier one (parameters that only matter in another mode) takes its result.
+    std::map<uint64_t, Evaluation> by_program;
+    std::set<uint64_t> asked_programs;
+    if (const auto fp = evaluator.fingerprint(r.baseline)) {
+        asked_programs.insert(*fp);
+        by_program.emplace(*fp, base);
+    }
     struct Slot {
         rt::Config config;
         std::shared_future<std::string> compiled;
+        std::optional<uint64_t> program;
+        bool same_program = false; // takes the result of an earlier slot's program
     };
     std::deque<std::vector<Slot>> in_flight;
     size_t asked = 1;
@@ -191,8 +203,10 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
             o.budget.evaluations ? std::min(batch, o.budget.evaluations - asked) : batch;
         std::vector<Slot> slots;
         for (rt::Config& c : strategy->ask(n)) {
-            Slot s{std::move(c), {}};
-            if (!journal.find(s.config)) {
+            Slot s{std::move(c), {}, {}, false};
+            if (!journal.find(s.config)) s.program = evaluator.fingerprint(s.config);
+            if (s.program) s.same_program = !asked_programs.insert(*s.program).second;
+            if (!journal.find(s.config) && !s.same_program) {
                 const rt::Config copy = s.config;
                 s.compiled = pool.submit([&evaluator, copy] { return evaluator.prepare(copy); });
             }
@@ -214,25 +228,41 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         // the order asked, so that the search does not depend on compile times.
         std::vector<std::optional<Evaluation>> done(slots.size());
         size_t left = slots.size();
+        // A slot can be measured once compiled (or from the journal); one of a program
+        // measured before once that measurement is done.
+        const auto ready = [&](const Slot& s) {
+            if (s.same_program) return by_program.count(*s.program) != 0;
+            return !s.compiled.valid() ||
+                   s.compiled.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+        };
         while (left > 0 && !stopped) {
             size_t next = slots.size();
             const Clock::time_point w0 = Clock::now();
             while (next == slots.size()) {
                 for (size_t n = 0; n < slots.size() && next == slots.size(); ++n)
-                    if (!done[n] && (!slots[n].compiled.valid() ||
-                                     slots[n].compiled.wait_for(std::chrono::seconds(0)) ==
-                                         std::future_status::ready))
-                        next = n;
+                    if (!done[n] && ready(slots[n])) next = n;
                 if (next == slots.size())
                     std::this_thread::sleep_for(std::chrono::microseconds(200));
             }
             r.gpu_wait += std::chrono::duration<double>(Clock::now() - w0).count();
             Slot& s = slots[next];
+            if (s.same_program) {
+                Evaluation e = by_program.at(*s.program);
+                e.config = s.config, e.is_default = false, e.same_program = true;
+                e.t = elapsed();
+                journal.append(e);
+                history.push_back(e);
+                done[next] = e;
+                ++r.same_program;
+                --left;
+                continue;
+            }
             if (time_up() && !journal.find(s.config)) {
                 stopped = true;
                 break;
             }
             done[next] = evaluate(s.config, s.compiled.valid() ? &s.compiled : nullptr, false);
+            if (s.program) by_program.emplace(*s.program, *done[next]);
             count(*done[next]);
             --left;
             report();
@@ -250,7 +280,7 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     // The leading candidates and the default, measured again, interleaved.
     std::vector<const Evaluation*> ok;
     for (const Evaluation& e : history)
-        if (e.status == Status::ok && !e.is_default) ok.push_back(&e);
+        if (e.status == Status::ok && !e.is_default && !e.same_program) ok.push_back(&e);
     std::stable_sort(ok.begin(), ok.end(), [](const Evaluation* a, const Evaluation* b) {
         return a->seconds < b->seconds;
     });

@@ -35,6 +35,9 @@ public:
     // The median of `rounds` further measurements of each of cs, interleaved (the
     // finalists; all verified before). Default: measure() again.
     virtual std::vector<double> remeasure(const std::vector<rt::Config>& cs, int rounds);
+    // Equal for configurations that run the same code the same way (KernelDef::fingerprint);
+    // the tuner measures one of each. nullopt: every configuration is its own.
+    virtual std::optional<uint64_t> fingerprint(const rt::Config&) { return std::nullopt; }
 };
 
 struct Budget {
@@ -70,9 +73,10 @@ struct TuneResult {
     rt::Config best, baseline; // baseline: the space's default
     double best_seconds = 0, baseline_seconds = 0;
     size_t evaluations = 0, rejected = 0, failed = 0, from_journal = 0;
-    double wall = 0;     // seconds of this run (not the journal's earlier ones)
-    double gpu_wait = 0; // seconds the measuring thread waited for a compile
-    size_t compiled = 0; // candidates compiled in this run
+    size_t same_program = 0; // evaluations answered by an equivalent one, unmeasured
+    double wall = 0;         // seconds of this run (not the journal's earlier ones)
+    double gpu_wait = 0;     // seconds the measuring thread waited for a compile
+    size_t compiled = 0;     // candidates compiled in this run
     bool complete_from_journal = false;
     std::string rejection; // the first verification failure, for the report
 };

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -35,8 +36,14 @@ public:
         if (residue(c) == 2) return {Status::verify, 0, "synthetic wrong output"};
         return {Status::ok, f_(c) * 1e-3, {}};
     }
+    // With programs set, configurations share a measurement as the real kernel's do
+    // (KernelDef::fingerprint: same code, same launch).
+    std::optional<uint64_t> fingerprint(const rt::Config& c) override {
+        if (!programs) return std::nullopt;
+        return case_->def.fingerprint(c, case_->problem, case_->device, "sm_90");
+    }
     size_t prepared = 0, measured = 0, crash_after = 0;
-    bool failures = true;
+    bool failures = true, programs = false;
 
 private:
     int residue(const rt::Config& c) const {
@@ -100,6 +107,47 @@ TEST(Tune, SpendsTheBudgetAndCountsFailures) {
     EXPECT_LT(r.best_seconds, r.baseline_seconds);
     ASSERT_TRUE(j.final_record().has_value());
     EXPECT_EQ(j.final_record()->config, r.best);
+}
+
+// The planes traversal's ring and depth change nothing while planes == 0: such
+// configurations compile to the same program, launch alike, and are measured once.
+TEST(Tune, FingerprintsTellWhatRunsTheSame) {
+    const Case& c = cases()[0];
+    const auto fp = [&](const nlohmann::json& j) {
+        return c.def.fingerprint(c.space().config_from_json(j), c.problem, c.device, "sm_90");
+    };
+    EXPECT_EQ(fp({{"plane_ring", 6}, {"plane_levels", 32}}), fp(nlohmann::json::object()));
+    EXPECT_NE(fp({{"block_x", 128}}), fp(nlohmann::json::object()));
+    EXPECT_NE(fp({{"l1_carveout", 0}}), fp(nlohmann::json::object())); // launch, not code
+    const nlohmann::json planes = {{"planes", 1}, {"block_x", 64}, {"block_y", 4}};
+    nlohmann::json deeper = planes;
+    deeper["plane_levels"] = 256;
+    EXPECT_NE(fp(planes), fp(deeper));
+}
+
+TEST(Tune, MeasuresEachProgramOnce) {
+    const Case& c = cases()[0];
+    SyntheticEvaluator ev(c);
+    ev.failures = false, ev.programs = true;
+    const TuneOptions o = options(150);
+    Journal j(c.space(), header_of(c, o));
+    const TuneResult r = tune(c.space(), c.problem, c.device, ev, j, o);
+    std::map<uint64_t, double> first;
+    size_t same = 0;
+    for (const Evaluation& e : j.recorded()) {
+        const auto [it, fresh] = first.emplace(*ev.fingerprint(e.config), e.seconds);
+        EXPECT_EQ(e.same_program, !fresh) << c.space().format(e.config);
+        if (!fresh) {
+            ++same;
+            EXPECT_EQ(e.seconds, it->second);
+        }
+    }
+    EXPECT_GT(same, 0u) << "the search should propose such configurations";
+    EXPECT_EQ(r.same_program, same);
+    EXPECT_EQ(ev.prepared, j.recorded().size() - same); // compiled once per program
+    const Evaluation* winner = j.find(r.best);
+    ASSERT_NE(winner, nullptr);
+    EXPECT_FALSE(winner->same_program);
 }
 
 TEST(Tune, ATimeBudgetStops) {

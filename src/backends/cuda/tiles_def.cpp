@@ -35,10 +35,21 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t) {
         .restriction(P("tile_z") > 1 || P("contig_z") == 0);
     // Deferred stores (index_map.cuh, trav_tile): the tile's values live in registers, so
     // the tile loops must be unrolled.
+    // A search also starts from a deferred tile (two columns by four levels, each
+    // thread's points contiguous): it pays only with tile, contiguity and defer set
+    // together, which single-parameter moves from the default rarely find.
     if (t.deferrable)
         d.tune("defer", {0, 1}, 0)
             .restriction(P("defer") == 0 || P("unroll") == 1)
-            .define("SQ_DEFER", P("defer"));
+            .define("SQ_DEFER", P("defer"))
+            .start_point({{"defer", 1},
+                          {"tile_x", 2},
+                          {"tile_z", 4},
+                          {"contig_x", 1},
+                          {"contig_z", 1},
+                          {"block_x", 64},
+                          {"block_y", 2},
+                          {"blocks_per_sm", 2}});
     else
         d.define("SQ_DEFER", 0);
     // Declared after defer so that older wisdom files stay a prefix of the parameter list.
