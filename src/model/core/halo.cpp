@@ -36,11 +36,15 @@ void Halo<T>::sendrecv(int n, int lo, int hi, int tag) const {
     const CommTime::Scope timed(CommKind::halo);
     if (direct_ && direct_->direct()) {
         // My low half lands in lo's high half (I am its hi neighbour) and vice versa.
+        // Blocks between two ranks pair up in order, so with lo == hi (two ranks along
+        // the direction) the high half goes first, matching the receiver's low half.
         const rt::DevicePtr send = send_.device();
         const std::size_t bytes = sizeof(T) * std::size_t(n);
         direct_->begin();
-        direct_->put(lo, send, bytes, bytes);
         direct_->put(hi, send + bytes, 0, bytes);
+        direct_->put(lo, send, bytes, bytes);
+        direct_->get(lo, 0, bytes);
+        direct_->get(hi, bytes, bytes);
         direct_->end();
         return;
     }

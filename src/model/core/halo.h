@@ -3,8 +3,8 @@
 // ranks and as a local copy when it is not. The y pass includes the x ghost columns so the
 // corners are filled too. Packing, unpacking and the local wrap are kernels
 // (kernels/halo.cuh) launched on the active backend. With on_device (one rank per GPU)
-// the packed buffers go device to device when the ranks share a node (DeviceExchange),
-// else through the host for MPI.
+// the packed buffers go device to device (DeviceExchange: NCCL or CUDA IPC), else through
+// the host for MPI.
 #include <memory>
 
 #include "model/comm/device_exchange.h"

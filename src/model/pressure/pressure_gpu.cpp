@@ -163,8 +163,8 @@ gpu::Backend& solver_backend() {
 } // namespace
 
 // Several ranks: the pencil solve (pencil_solve.h) with kernels and cuFFT on the device.
-// The blocks that cross ranks go device to device when the ranks share a node
-// (DeviceExchange), else through page-locked host buffers and MPI. This is also the
+// The blocks that cross ranks go device to device (DeviceExchange: NCCL or CUDA IPC),
+// else through page-locked host buffers and MPI. This is also the
 // executor that pencil_pressure_solve() drives.
 template <typename T>
 struct PencilGpu {
@@ -192,8 +192,8 @@ struct PencilGpu {
         coef = rt::DeviceBuffer(sizeof(T) * pp.coef.size());
         coef.upload(pp.coef.data());
         steps = pp.steps(grid.d, as_ptr<T>(bmat), as_ptr<T>(coef));
-        if (decomp.npx > 1) ex_x = std::make_unique<DeviceExchange>(comm_x, recv_d.get());
-        if (decomp.npy > 1) ex_y = std::make_unique<DeviceExchange>(comm_y, recv_d.get());
+        if (decomp.npx > 1) ex_x = std::make_unique<DeviceExchange>(comm_x, recv_d.get(), stream);
+        if (decomp.npy > 1) ex_y = std::make_unique<DeviceExchange>(comm_y, recv_d.get(), stream);
         // Host buffers only for a direction that is not device to device.
         if ((ex_x && !ex_x->direct()) || (ex_y && !ex_y->direct())) {
             send_h = rt::PinnedArray<T>(n);
@@ -222,7 +222,10 @@ struct PencilGpu {
         const std::size_t blk = sizeof(T) * std::size_t(s.block());
         ex->begin();
         for (int q = 0; q < s.nq; ++q)
-            if (q != s.me) ex->put(q, send_d.get() + q * blk, s.me * blk, blk);
+            if (q != s.me) {
+                ex->put(q, send_d.get() + q * blk, s.me * blk, blk);
+                ex->get(q, q * blk, blk);
+            }
         ex->end();
     }
     void copy(const PencilCopy& c, const T* src, T* dst) { steps.copy(c, src, dst); }
