@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <glob.h>
 #include <sys/stat.h>
 
@@ -101,11 +102,14 @@ std::vector<std::string> library_candidates(const SearchEnv& env) {
 }
 
 const Library& Library::get() {
-    static const Library lib(library_candidates(SearchEnv::from_environment()));
+    static const Library lib(library_candidates(SearchEnv::from_environment()),
+                             "no libnccl.so.2 in $NCCL_ROOT/lib, in the nvidia/nccl/lib folder "
+                             "of a Python prefix or in /usr/local/cuda/lib{,64}; "
+                             "SQUALL_NCCL_LIB names the file");
     return lib;
 }
 
-Library::Library(const std::vector<std::string>& candidates) {
+Library::Library(const std::vector<std::string>& candidates, const std::string& searched) {
     std::vector<std::string> tried;
     for (const std::string& path : candidates) {
         void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -153,6 +157,7 @@ Library::Library(const std::vector<std::string>& candidates) {
     send = nullptr, recv = nullptr;
     error_ = tried.empty() ? "NCCL not found: no place to look for libnccl.so.2"
                            : "NCCL not found: tried " + fmt::format("{}", fmt::join(tried, "; "));
+    if (!searched.empty()) error_ += " (" + searched + ")";
 }
 
 // Not unloaded: NCCL's threads may outlive a communicator, and the process-wide library

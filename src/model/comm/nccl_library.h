@@ -52,8 +52,9 @@ public:
     // throws.
     static const Library& get();
     // Tries the candidates in order and keeps the first that loads and has every entry
-    // point (for tests and get()).
-    explicit Library(const std::vector<std::string>& candidates);
+    // point (for tests and get()); `searched`, when given, ends the error message (where
+    // the search found no file to try).
+    explicit Library(const std::vector<std::string>& candidates, const std::string& searched = "");
     ~Library();
     Library(const Library&) = delete;
     Library& operator=(const Library&) = delete;

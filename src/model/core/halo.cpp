@@ -17,6 +17,7 @@ Halo<T>::Halo(const GridDims& d, const Decomposition& decomp, bool on_device)
     if (n > 0) {
         send_.assign(2 * n, T(0), on_device);
         recv_.assign(2 * n, T(0), on_device);
+        // The kernels run on the legacy default stream, the exchange's default.
         if (on_device) direct_ = std::make_unique<DeviceExchange>(decomp.comm, recv_.device());
     }
 }

@@ -164,8 +164,8 @@ gpu::Backend& solver_backend() {
 
 // Several ranks: the pencil solve (pencil_solve.h) with kernels and cuFFT on the device.
 // The blocks that cross ranks go device to device (DeviceExchange: NCCL or CUDA IPC),
-// else through page-locked host buffers and MPI. This is also the
-// executor that pencil_pressure_solve() drives.
+// else through page-locked host buffers and MPI. This is also the executor that
+// pencil_pressure_solve() drives.
 template <typename T>
 struct PencilGpu {
     PencilPressure<T> pp;

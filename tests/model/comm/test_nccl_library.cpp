@@ -1,6 +1,7 @@
 // The NCCL loader: this machine's library (skipped where there is none), the search order,
 // and the report of a search that finds nothing.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -51,7 +52,7 @@ TEST(NcclLibrary, LoadsThisMachinesLibraryAndReportsItsVersion) {
     EXPECT_TRUE(lib.send && lib.recv && lib.group_start && lib.group_end && lib.comm_init_rank);
     int v = 0;
     ASSERT_EQ(lib.get_version(&v), squall::nccl::success);
-    EXPECT_EQ(lib.version(), v); // NCCL >= 2.9 reports the code as stored
+    if (v >= 10000) EXPECT_EQ(lib.version(), v); // NCCL >= 2.9 reports the code as stored
     const std::string err = lib.describe(3, "ncclSend");
     EXPECT_NE(err.find("ncclSend failed"), std::string::npos) << err;
     EXPECT_NE(err.find("(3)"), std::string::npos) << err;
