@@ -71,7 +71,8 @@ TransportChoice choose_gpu_transport(const TransportInputs& in) {
     const std::string no_nccl = nccl_problem(in), no_ipc = ipc_problem(in);
     switch (in.setting) {
     case TransportSetting::staged:
-        return {GpuTransport::staged, "GPU transport: staged MPI (SQUALL_GPU_TRANSPORT=staged)"};
+        return {GpuTransport::staged,
+                "GPU transport: staged MPI through host memory (SQUALL_GPU_TRANSPORT=staged)"};
     case TransportSetting::nccl:
         if (!no_nccl.empty())
             throw std::runtime_error("SQUALL_GPU_TRANSPORT=nccl, but NCCL cannot be used: " +
@@ -84,10 +85,12 @@ TransportChoice choose_gpu_transport(const TransportInputs& in) {
         break;
     }
     if (in.gpu_direct_off)
-        return {GpuTransport::staged, "GPU transport: staged MPI (SQUALL_GPU_DIRECT=0)"};
+        return {GpuTransport::staged,
+                "GPU transport: staged MPI through host memory (SQUALL_GPU_DIRECT=0)"};
     if (no_nccl.empty()) return {GpuTransport::nccl, nccl_line(in)};
     if (no_ipc.empty()) return {GpuTransport::ipc, "GPU transport: CUDA IPC (" + no_nccl + ")"};
-    return {GpuTransport::staged, "GPU transport: staged MPI (" + no_nccl + "; " + no_ipc + ")"};
+    return {GpuTransport::staged,
+            "GPU transport: staged MPI through host memory (" + no_nccl + "; " + no_ipc + ")"};
 }
 
 namespace {

@@ -44,8 +44,8 @@ struct TransportInputs {
 
 struct TransportChoice {
     GpuTransport transport = GpuTransport::staged;
-    // One line for the log: "GPU transport: staged MPI (NCCL not found: tried ...;
-    // CUDA IPC: ranks on 2 nodes)".
+    // One line for the log, e.g. "GPU transport: staged MPI through host memory (NCCL
+    // not found: tried ...; CUDA IPC: ranks on 2 nodes)".
     std::string line;
 };
 

@@ -97,8 +97,8 @@ TEST(GpuTransport, AutoWithoutNccl) {
     EXPECT_EQ(one_node.line, std::string("GPU transport: CUDA IPC (") + absent + ")");
     const auto two_nodes = choose_gpu_transport(inputs({"a", "b"}, 2, false));
     EXPECT_EQ(two_nodes.transport, GpuTransport::staged);
-    EXPECT_EQ(two_nodes.line, std::string("GPU transport: staged MPI (") + absent +
-                                  "; CUDA IPC: ranks on 2 nodes)");
+    EXPECT_EQ(two_nodes.line, std::string("GPU transport: staged MPI through host memory (") +
+                                  absent + "; CUDA IPC: ranks on 2 nodes)");
 }
 
 TEST(GpuTransport, AutoAfterFailedIpcIsStaged) {
@@ -114,7 +114,7 @@ TEST(GpuTransport, GpuDirectOffMeansStagedUnderAuto) {
     in.gpu_direct_off = true;
     const auto c = choose_gpu_transport(in);
     EXPECT_EQ(c.transport, GpuTransport::staged);
-    EXPECT_EQ(c.line, "GPU transport: staged MPI (SQUALL_GPU_DIRECT=0)");
+    EXPECT_EQ(c.line, "GPU transport: staged MPI through host memory (SQUALL_GPU_DIRECT=0)");
     // An explicit transport wins over it.
     in.setting = TransportSetting::nccl;
     EXPECT_EQ(choose_gpu_transport(in).transport, GpuTransport::nccl);
@@ -150,5 +150,6 @@ TEST(GpuTransport, ExplicitIpcAndStaged) {
     in.setting = TransportSetting::staged;
     const auto staged = choose_gpu_transport(in);
     EXPECT_EQ(staged.transport, GpuTransport::staged);
-    EXPECT_EQ(staged.line, "GPU transport: staged MPI (SQUALL_GPU_TRANSPORT=staged)");
+    EXPECT_EQ(staged.line,
+              "GPU transport: staged MPI through host memory (SQUALL_GPU_TRANSPORT=staged)");
 }

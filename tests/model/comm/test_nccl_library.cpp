@@ -52,7 +52,9 @@ TEST(NcclLibrary, LoadsThisMachinesLibraryAndReportsItsVersion) {
     EXPECT_TRUE(lib.send && lib.recv && lib.group_start && lib.group_end && lib.comm_init_rank);
     int v = 0;
     ASSERT_EQ(lib.get_version(&v), squall::nccl::success);
-    if (v >= 10000) EXPECT_EQ(lib.version(), v); // NCCL >= 2.9 reports the code as stored
+    if (v >= 10000) { // NCCL >= 2.9 reports the code as stored
+        EXPECT_EQ(lib.version(), v);
+    }
     const std::string err = lib.describe(3, "ncclSend");
     EXPECT_NE(err.find("ncclSend failed"), std::string::npos) << err;
     EXPECT_NE(err.find("(3)"), std::string::npos) << err;
@@ -130,4 +132,19 @@ TEST(NcclLibrary, FallsBackToALaterCandidate) {
     ASSERT_TRUE(lib.available()) << lib.error();
     EXPECT_EQ(lib.path(), found.path());
     EXPECT_EQ(lib.version(), found.version());
+}
+
+TEST(NcclLibrary, SearchReadsTheEnvironment) {
+    setenv("SQUALL_NCCL_LIB", "/nonexistent/squall/explicit.so", 1);
+    setenv("NCCL_ROOT", "/nonexistent/squall/root", 1);
+    const SearchEnv e = SearchEnv::from_environment();
+    unsetenv("SQUALL_NCCL_LIB");
+    unsetenv("NCCL_ROOT");
+    EXPECT_EQ(e.nccl_lib, "/nonexistent/squall/explicit.so");
+    EXPECT_EQ(e.nccl_root, "/nonexistent/squall/root");
+    EXPECT_TRUE(e.system_dirs);
+    const std::vector<std::string> c = library_candidates(e);
+    ASSERT_GE(c.size(), 2u);
+    EXPECT_EQ(c.front(), e.nccl_lib);    // the explicit file first
+    EXPECT_EQ(c.back(), "libnccl.so.2"); // the soname last
 }
