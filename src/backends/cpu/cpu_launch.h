@@ -1,22 +1,76 @@
 #pragma once
 // CPU backend: OpenMP loops over k and j, the unit-stride i loop innermost so that the
-// compiler can vectorise the per-point kernel. Named kernels are timed under
+// compiler can vectorise the per-point kernel (row()). Named kernels are timed under
 // SQUALL_PROFILE (cpu_profile.h).
 #include <limits>
+#include <string_view>
 
 #include "backends/cpu/cpu_profile.h"
 #include "kernels/common.cuh"
 
 namespace squall::cpu {
 
+// F::wall_levels, or -1 for kernels without wall branches (kernels/README.md).
+template <class F>
+constexpr int wall_levels() {
+    if constexpr (requires { F::wall_levels; })
+        return F::wall_levels;
+    else
+        return -1;
+}
+
+// Kernels whose rows away from the walls carry the interior promise (row() below). Only
+// kernels whose results it leaves bitwise unchanged: without the wall branches GCC may fuse
+// a multiply and the add that follows the branch into one FMA (one rounding, not two), as
+// in DiffCSmag, whose wall arms are products that the sum then adds.
+// tests/backends/cpu/test_cpu_rows.cpp checks every kernel named here.
+inline constexpr std::string_view interior_promised[] = {
+    "advec_u_2i5", "advec_v_2i5", "advec_w_2i5", "advec_s_2i5", "advec_w_2i5_buoy"};
+
+template <class F>
+constexpr bool promises_interior() {
+    if constexpr (wall_levels<F>() >= 0 && requires { F::name; }) {
+        for (std::string_view n : interior_promised)
+            if (n == F::name) return true;
+    }
+    return false;
+}
+
+// One row of points, the unit-stride i loop innermost. A kernel with wall_levels branches
+// on k only within wall_levels of its walls, the same way for the whole row, and GCC 12
+// vectorises no loop that selects on such a loop-invariant condition (nor unswitches one
+// this large). Away from the walls the row promises the compiler that the wall tests fail,
+// as the GPU traversal does (tiles.cuh), which removes them: the row vectorises (2i5
+// advection: about twice as fast). Promise = false: the plain row (tests compare the two).
+template <class F, bool Promise = promises_interior<F>()>
+[[gnu::flatten]] inline void row(const F& f, int i0, int i1, int j, int k) {
+    if constexpr (Promise) {
+        constexpr int walls = wall_levels<F>();
+        if (k >= f.kstart + walls && k < f.kend - walls) {
+#pragma omp simd
+            for (int i = i0; i < i1; ++i) {
+                if (!(k >= f.kstart + walls && k < f.kend - walls)) __builtin_unreachable();
+                f(i, j, k);
+            }
+            return;
+        }
+    }
+#pragma omp simd
+    for (int i = i0; i < i1; ++i) f(i, j, k);
+}
+
 template <class F>
 void for_each(const sq::Range3& r, const F& f) {
     timed<F>(r, [&] {
-#pragma omp parallel for collapse(2) schedule(static)
-        for (int k = r.k0; k < r.k1; ++k)
-            for (int j = r.j0; j < r.j1; ++j)
-#pragma omp simd
-                for (int i = r.i0; i < r.i1; ++i) f(i, j, k);
+#pragma omp parallel
+        {
+            // A private copy: its members stay in registers across the kernel's stores,
+            // which could alias the caller's struct.
+            const F fl = f;
+#pragma omp for collapse(2) schedule(static)
+            for (int k = r.k0; k < r.k1; ++k)
+                for (int j = r.j0; j < r.j1; ++j) row(fl, r.i0, r.i1, j, k);
+        }
     });
 }
 
