@@ -19,7 +19,7 @@ constexpr int wall_levels() {
         return -1;
 }
 
-// Kernels whose rows away from the walls carry the interior promise (row() below). Only
+// Kernels whose rows away from the walls run with the walls out of reach (row()). Only
 // kernels whose results it leaves bitwise unchanged: without the wall branches GCC may fuse
 // a multiply and the add that follows the branch into one FMA (one rounding, not two), as
 // in DiffCSmag, whose wall arms are products that the sum then adds.
@@ -43,8 +43,9 @@ constexpr bool promises_interior() {
 // copy of the kernel whose walls lie out of reach of any level (kstart, kend = -+2^29):
 // by the wall_levels contract the kernel computes the same there (the GPU traversal
 // promises the same with __builtin_assume, which GCC 12 cannot use for k < kend - 2 from
-// k < kend - 3). The row then vectorises (2i5 advection: about twice as fast).
-// Promise = false: the plain row (tests compare the two).
+// k < kend - 3). The row then vectorises (2i5 advection: about twice as fast). flatten:
+// in a file with many kernels GCC otherwise keeps helpers such as flux5 as calls, and a
+// loop with calls does not vectorise. Promise = false: the plain row (tests compare them).
 template <class F, bool Promise = promises_interior<F>()>
 [[gnu::flatten]] inline void row(const F& f, int i0, int i1, int j, int k) {
     if constexpr (Promise) {
@@ -52,7 +53,7 @@ template <class F, bool Promise = promises_interior<F>()>
         if (k >= f.kstart + walls && k < f.kend - walls) {
             F g = f;
             g.kstart = -far, g.kend = far;
-            // Levels are below 2^26 (a rank's array is indexed with 32-bit ints).
+            // Levels are below 2^26: a rank's array holds < 2^31 points, >= 49 per level.
             if (k < 0 || k >= (1 << 26)) __builtin_unreachable();
 #pragma omp simd
             for (int i = i0; i < i1; ++i) g(i, j, k);
