@@ -12,6 +12,8 @@
 
 #include "backends/cpu/cpu_launch.h"
 #include "kernels/advec.cuh"
+#include "kernels/diff.cuh"
+#include "kernels/diff_fused.cuh"
 #include "kernels/thermo.cuh"
 
 namespace {
@@ -84,6 +86,59 @@ std::set<std::string> check_all() {
         return sq::AdvecW2i5Buoy<T>{out,  u.data(), v.data(), w.data(), s.data(),  p,
                                     p,    p,        T(3),     T(4),     T(0.0327), T(300),
                                     b.jj, b.kk,     b.kstart, b.kend};
+    }));
+    // The diffusion with Smagorinsky viscosity and surface fluxes at the bottom wall; the
+    // fused kernel once per output (the other two go to scratch arrays).
+    const std::vector<T> evisc = b.random(0.1, 3), flux = b.random(-0.1, 0.1);
+    std::vector<T> scratch1 = b.random(-1, 1), scratch2 = b.random(-1, 1);
+    const auto uvw = [&](T* ut, T* vt, T* wt) {
+        return sq::DiffUVWSmag<T>{.ut = ut,
+                                  .vt = vt,
+                                  .wt = wt,
+                                  .u = u.data(),
+                                  .v = v.data(),
+                                  .w = w.data(),
+                                  .evisc = evisc.data(),
+                                  .dzi = p,
+                                  .dzhi = p,
+                                  .rho = p,
+                                  .rhoh = p,
+                                  .dxi = T(3),
+                                  .dyi = T(4),
+                                  .nu = T(1e-3),
+                                  .ufluxbot = flux.data(),
+                                  .ufluxtop = nullptr,
+                                  .vfluxbot = flux.data(),
+                                  .vfluxtop = nullptr,
+                                  .kstart = b.kstart,
+                                  .kend = b.kend,
+                                  .jj = b.jj,
+                                  .kk = b.kk};
+    };
+    names.insert(
+        check_kernel(b, [&](T* out) { return uvw(out, scratch1.data(), scratch2.data()); }));
+    names.insert(
+        check_kernel(b, [&](T* out) { return uvw(scratch1.data(), out, scratch2.data()); }));
+    names.insert(
+        check_kernel(b, [&](T* out) { return uvw(scratch1.data(), scratch2.data(), out); }));
+    names.insert(check_kernel(b, [&](T* out) {
+        return sq::DiffCSmag<T>{.st = out,
+                                .s = s.data(),
+                                .evisc = evisc.data(),
+                                .dzi = p,
+                                .dzhi = p,
+                                .rho = p,
+                                .rhoh = p,
+                                .dxi = T(3),
+                                .dyi = T(4),
+                                .prandtl_t_inv = T(3),
+                                .kappa = T(1e-3),
+                                .fluxbot = flux.data(),
+                                .fluxtop = nullptr,
+                                .kstart = b.kstart,
+                                .kend = b.kend,
+                                .jj = b.jj,
+                                .kk = b.kk};
     }));
     return names;
 }
