@@ -92,8 +92,10 @@ SQ_HD T fh(T z1, T z0h, T obuk_inv) {
 //   falls. The physical root is on [0, zeta*]; when Rb exceeds the maximum (strong cooling,
 //   weak wind) no solution exists and zeta* is returned: the most stable state the
 //   surface layer can carry.
-// The bracket is refined with the Illinois variant of regula falsi (always bracketed,
-// superlinear), stopping at |G| <= tol |Rb| (tol ~ 1e-13 in double, 1e-6 in float).
+// solve_obukhov_bracketed refines the bracket with the Illinois variant of regula falsi
+// (always bracketed, superlinear), stopping at |G| <= tol |Rb| (tol ~ 1e-13 in double, 1e-6
+// in float); solve_obukhov uses it for stable columns and Newton's method (below) for
+// unstable ones, which takes fewer evaluations of the similarity functions.
 template <typename T>
 struct ObukResult {
     T ustar;
@@ -115,7 +117,7 @@ SQ_HD T zeta_stable_max(T z1, T z0m) {
 
 // U: wind speed at z1 (already limited by umin); b0: surface buoyancy flux (m2/s3).
 template <typename T>
-SQ_HD ObukResult<T> solve_obukhov(T U, T b0, T z1, T z0m) {
+SQ_HD ObukResult<T> solve_obukhov_bracketed(T U, T b0, T z1, T z0m) {
     const T kap = kappa_vk<T>();
     const T log_z = log_(z1 / z0m);
     const T f0 = fm_log(log_z, z1, z0m, T(0));
@@ -166,6 +168,65 @@ SQ_HD ObukResult<T> solve_obukhov(T U, T b0, T z1, T z0m) {
     r.obuk_inv = zeta / z1;
     r.ustar = U * fm_log(log_z, z1, z0m, r.obuk_inv);
     return r;
+}
+
+// clang-format off
+SQ_HD float exp_(float a) { return expf(a); }
+SQ_HD double exp_(double a) { return exp(a); }
+// clang-format on
+
+// Unstable root (Rb < 0) by Newton's method in t = ln(-zeta), on
+//   H(t) = ln(zeta fm(zeta)^3 / Rb) = t + 3 ln(kappa) - ln(-Rb) - 3 ln D,
+//   fm = kappa / D,  D = A - psi_m(zeta) + psi_m(r zeta),  A = ln(z1/z0m),  r = z0m/z1.
+// As x psi_m'(x) = 1 - phi_m(x), dD/dt = zeta dD/dzeta = phi_m(zeta) - phi_m(r zeta), so
+// dH/dt = 1 + 3 (phi_m(r zeta) - phi_m(zeta)) / D >= 1 (phi_m falls with |zeta|): H is
+// monotonic and nearly linear in t (psi_m grows like ln|zeta|), and Newton from the
+// start below takes 3-5 evaluations to |H| <= tol (the accuracy is in docs/numerics.md). In t,
+// |zeta|^(2/3) = exp(2t/3) and |r zeta|^(2/3) = r^(2/3) exp(2t/3), so an evaluation costs one exp,
+// the two sqrt that psi_m and phi_m share, and two log; u* comes from the fm of the accepted point.
+// tol: 1e-13 in double; 1e-5 in float, above the float round-off of H (D = A - psi_m + psi_m
+// cancels when strongly unstable). The cap on the evaluations only guards against a non-finite
+// input.
+template <typename T>
+SQ_HD ObukResult<T> solve_obukhov_unstable(T U, T rb, T z1, T z0m) {
+    const T kap = kappa_vk<T>();
+    const T log_z = log_(z1 / z0m), r = z0m / z1;
+    const T r13 = cbrt_(r), r23 = r13 * r13;
+    const T tol = sizeof(T) == 4 ? T(1e-5) : T(1e-13);
+    const T h0 = T(3) * log_(kap) - log_(-rb); // H = t + h0 - 3 ln D
+    // Start: 1/|zeta| = 1/|zeta_n| + 1/|zeta_f|, from the neutral root |zeta_n| = -Rb/fm(0)^3
+    // and the free-convection one (|zeta| -> inf: D -> 3 (r^(-1/3) - 1) phi_m(zeta), so
+    // zeta^2 = -Rb 27 (r^(-1/3) - 1)^3 / (kappa^3 3.6^(3/2))). It saves one evaluation.
+    const T f0 = kap / log_z, c = T(1) / r13 - T(1);
+    const T zeta_n = -rb / (f0 * f0 * f0);
+    const T zeta_f = sqrt_(-rb * T(27) * c * c * c / (kap * kap * kap * T(3.6) * sqrt_(T(3.6))));
+    T t = -log_(T(1) / zeta_n + T(1) / zeta_f);
+    T f = f0, a23 = T(0); // fm and |zeta|^(2/3) at t
+    for (int it = 0; it < 16; ++it) {
+        a23 = exp_(t * T(2.0 / 3.0));
+        const T q = sqrt_(T(1) + T(3.6) * a23);         // 1 / phi_m(zeta)
+        const T q_r = sqrt_(T(1) + T(3.6) * r23 * a23); // 1 / phi_m(r zeta)
+        // psi_m(r zeta) - psi_m(zeta) = 3 ln((1 + q_r) / (1 + q)).
+        const T d = log_z + T(3) * log_((T(1) + q_r) / (T(1) + q));
+        f = kap / d;
+        const T h = t + h0 - T(3) * log_(d);
+        if (!(abs_(h) > tol)) break;
+        t -= h / (T(1) + T(3) * (T(1) / q_r - T(1) / q) / d);
+    }
+    ObukResult<T> res;
+    res.ustar = U * f;
+    res.obuk_inv = -a23 * sqrt_(a23) / z1; // zeta = -|zeta|^(2/3)^(3/2)
+    return res;
+}
+
+// The Obukhov length of a column: Newton for unstable columns (B0 > 0), the bracketed solve
+// for neutral and stable ones (whose similarity functions are polynomials, so each
+// evaluation is cheap).
+template <typename T>
+SQ_HD ObukResult<T> solve_obukhov(T U, T b0, T z1, T z0m) {
+    if (b0 > T(0))
+        return solve_obukhov_unstable(U, -z1 * kappa_vk<T>() * b0 / (U * U * U), z1, z0m);
+    return solve_obukhov_bracketed(U, b0, z1, z0m);
 }
 
 } // namespace most

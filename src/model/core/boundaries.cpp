@@ -15,8 +15,7 @@ void Model<T>::set_boundaries() {
     // The surface layer interpolates the lowest-level wind horizontally, so it needs the
     // halos of levels up to kstart; the full exchange below fills all of them.
     if (surface()) {
-        halo_.exchange(f_.u.data(), d.kstart + 1);
-        halo_.exchange(f_.v.data(), d.kstart + 1);
+        halo_.exchange({f_.u.data(), f_.v.data()}, d.kstart + 1);
         surface_layer();
     }
 
@@ -86,10 +85,10 @@ void Model<T>::set_boundaries() {
                                      .jj = d.jj,
                                      .kk = d.kk});
     }
-    halo_.exchange(f_.u.data(), d.kcells);
-    halo_.exchange(f_.v.data(), d.kcells);
-    halo_.exchange(f_.w.data(), d.kcells);
-    if (f_.has_scalar) halo_.exchange(f_.s.data(), d.kcells);
+    if (f_.has_scalar)
+        halo_.exchange({f_.u.data(), f_.v.data(), f_.w.data(), f_.s.data()}, d.kcells);
+    else
+        halo_.exchange({f_.u.data(), f_.v.data(), f_.w.data()}, d.kcells);
 }
 
 template void Model<float>::set_boundaries();

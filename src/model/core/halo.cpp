@@ -1,7 +1,11 @@
 #include "model/core/halo.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <iterator>
 
+#include "backends/cpu/cpu_profile.h"
 #include "backends/launch.h"
 #include "kernels/halo.cuh"
 #include "model/comm/comm_time.h"
@@ -23,9 +27,67 @@ Halo<T>::Halo(const GridDims& d, const Decomposition& decomp, bool on_device)
 }
 
 template <typename T>
-void Halo<T>::exchange(T* a, int nk) const {
-    exchange_x(a, nk);
-    exchange_y(a, nk);
+void Halo<T>::exchange(std::initializer_list<T*> arrays, int nk) const {
+    const bool x_local = decomp_->npx == 1, y_local = decomp_->npy == 1;
+    if (on_device_) { // the kernels of kernels/halo.cuh, on the device
+        for (T* a : arrays) {
+            exchange_x(a, nk);
+            exchange_y(a, nk);
+        }
+        return;
+    }
+    // The y pass copies the x ghosts of interior rows, so x goes first for every array.
+    if (!x_local)
+        for (T* a : arrays) exchange_x(a, nk);
+    if (x_local || y_local) wrap_host(arrays, nk, x_local, y_local);
+    if (!y_local)
+        for (T* a : arrays) exchange_y(a, nk);
+}
+
+// The copies of HaloWrapX and HaloWrapY (same sources, found the same modular way, so the
+// ghost cells get the same values), as plain loops over the levels of all arrays: per
+// level the x ghosts of the interior rows, then the y ghost rows over the full width.
+// HaloWrapX as a per-point kernel computes three integer remainders per copy and moves 3
+// values per row; here the sources are found once and each level is one task.
+template <typename T>
+void Halo<T>::wrap_host(std::initializer_list<T*> arrays, int nk, bool x, bool y) const {
+    const auto t0 = std::chrono::steady_clock::now();
+    const GridDims& d = d_;
+    int src_w[igc], src_e[igc], src_s[jgc], src_n[jgc]; // for ghost layer g = 1.. at [g-1]
+    for (int g = 1; g <= igc; ++g) {
+        src_w[g - 1] = d.istart + (d.imax - g % d.imax) % d.imax;
+        src_e[g - 1] = d.istart + (g - 1) % d.imax;
+    }
+    for (int g = 1; g <= jgc; ++g) {
+        src_s[g - 1] = d.jstart + (d.jmax - g % d.jmax) % d.jmax;
+        src_n[g - 1] = d.jstart + (g - 1) % d.jmax;
+    }
+    T* const* a = std::data(arrays);
+    const int na = int(arrays.size());
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int n = 0; n < na; ++n)
+        for (int k = 0; k < nk; ++k) {
+            T* level = a[n] + std::ptrdiff_t(k) * d.kk;
+            if (x)
+                for (int j = d.jstart; j < d.jend; ++j) {
+                    T* row = level + std::ptrdiff_t(j) * d.jj;
+                    for (int g = 1; g <= igc; ++g) {
+                        row[d.istart - g] = row[src_w[g - 1]];
+                        row[d.iend - 1 + g] = row[src_e[g - 1]];
+                    }
+                }
+            if (y)
+                for (int g = 1; g <= jgc; ++g) {
+                    std::copy_n(level + std::ptrdiff_t(src_s[g - 1]) * d.jj, d.icells,
+                                level + std::ptrdiff_t(d.jstart - g) * d.jj);
+                    std::copy_n(level + std::ptrdiff_t(src_n[g - 1]) * d.jj, d.icells,
+                                level + std::ptrdiff_t(d.jend - 1 + g) * d.jj);
+                }
+        }
+    if (cpu::profiling()) // as the kernels it replaces would be: by name and size
+        cpu::record_launch(
+            "halo_wrap_host", sq::Range3{0, d.icells, 0, d.jcells, 0, na * nk},
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 // Exchanges the first 2n values of the packed buffers: the low half goes to rank `lo`

@@ -18,9 +18,7 @@ template <typename T>
 void Model<T>::pressure_and_update(T b_dt, T a_next) {
     const auto& d = g_.d;
     // The divergence reads the tendencies at i+1 and j+1, so their halos must be current.
-    halo_.exchange(f_.ut.data(), d.kcells);
-    halo_.exchange(f_.vt.data(), d.kcells);
-    halo_.exchange(f_.wt.data(), d.kcells);
+    halo_.exchange({f_.ut.data(), f_.vt.data(), f_.wt.data()}, d.kcells);
     launch_interior(d, sq::PresIn<T>{.p = f_.p.data(),
                                      .u = f_.u.data(),
                                      .v = f_.v.data(),

@@ -153,6 +153,43 @@ TEST(Surface, FloatInstantiation) {
     static_assert(std::is_same_v<decltype(sq::most::psi_h(1.0f)), float>);
 }
 
+// solve_obukhov (Newton in ln(-zeta) for unstable columns) against the bracketed regula
+// falsi solve it replaced there, over neutral to free-convective stabilities and smooth to
+// rough surfaces. Both stop at a relative residual |zeta fm^3 / Rb - 1| <= 1e-13, and the
+// log-residual's slope in ln|zeta| is >= 1, so each 1/L lies within 1e-13 of the root and
+// u* within 1e-13/3 (docs/numerics.md); the bounds below add round-off. Stable and neutral
+// columns take the bracketed solve itself.
+TEST(Surface, NewtonSolveMatchesBracketedSolve) {
+    const double U = 3.0, z1 = 5.0;
+    double worst_linv = 0, worst_ustar = 0, worst_float = 0;
+    int n_cases = 0;
+    for (const double ratio : {1.5, 2.0, 10.0, 50.0, 250.0, 1e3, 1e5}) { // z1 / z0m
+        const double z0m = z1 / ratio;
+        for (int n = 0; n <= 320; ++n) {
+            const double rb = -std::pow(10.0, -10.0 + 16.0 * n / 320); // -1e-10 .. -1e6
+            const double b0 = -rb * U * U * U / (z1 * kap);
+            const auto ref = sq::most::solve_obukhov_bracketed(U, b0, z1, z0m);
+            const auto got = sq::most::solve_obukhov(U, b0, z1, z0m);
+            ASSERT_LT(got.obuk_inv, 0.0);
+            worst_linv = std::max(worst_linv, std::abs(got.obuk_inv / ref.obuk_inv - 1));
+            worst_ustar = std::max(worst_ustar, std::abs(got.ustar / ref.ustar - 1));
+            const auto gf = sq::most::solve_obukhov(float(U), float(b0), float(z1), float(z0m));
+            worst_float = std::max(worst_float, std::abs(gf.obuk_inv / ref.obuk_inv - 1));
+            ++n_cases;
+        }
+    }
+    EXPECT_EQ(n_cases, 7 * 321);
+    EXPECT_LT(worst_linv, 3e-13);
+    EXPECT_LT(worst_ustar, 1e-13);
+    EXPECT_LT(worst_float, 5e-5); // float: tol 1e-5 plus the float round-off of its inputs
+    for (const double b0 : {0.0, -1e-8, -1e-5, -3e-4, -1e-2}) {
+        const auto ref = sq::most::solve_obukhov_bracketed(3.0, b0, z1, 0.1);
+        const auto got = sq::most::solve_obukhov(3.0, b0, z1, 0.1);
+        EXPECT_EQ(got.obuk_inv, ref.obuk_inv);
+        EXPECT_EQ(got.ustar, ref.ustar);
+    }
+}
+
 // A small grid: 2 ghost columns around 5 x 4 interior columns, 3 levels.
 template <typename T>
 struct SmallGrid {

@@ -3,7 +3,8 @@
 // to its global (i, j, k); after exchange(a, nk) every ghost column, row and corner of
 // levels 0 .. nk-1 must hold the value of the interior point it wraps to, and levels from
 // nk up must be untouched. Includes grids narrower than the ghost width on one rank (the
-// wrap repeats the interior). Run with 4 MPI ranks: sub-communicators run each layout.
+// wrap repeats the interior), and two arrays exchanged in one call (each must come out as
+// if exchanged alone). Run with 4 MPI ranks: sub-communicators run each layout.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -11,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/launch.h"
+#include "kernels/halo.cuh"
 #include "model/config/config.h"
 #include "model/core/halo.h"
 #include "model/decomp.h"
@@ -20,8 +23,8 @@
 namespace squall {
 namespace {
 
-double global_value(int ig, int jg, int k) {
-    return 1.0 + ig + 1000.0 * jg + 1.0e6 * k;
+double global_value(int ig, int jg, int k, int field = 0) {
+    return 1.0 + ig + 1000.0 * jg + 1.0e6 * k + 0.5 * field;
 }
 
 // Wraps a global index into [0, n).
@@ -29,8 +32,9 @@ int wrap(int g, int n) {
     return ((g % n) + n) % n;
 }
 
-// Errors on this rank for one layout and level count (0 when all is right).
-int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, int nk) {
+// Errors on this rank for one layout and level count (0 when all is right); `pair`: two
+// arrays with different values in one exchange call.
+int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, int nk, bool pair) {
     Config cfg;
     cfg.grid.itot = itot, cfg.grid.jtot = jtot, cfg.grid.ktot = ktot;
     cfg.grid.xsize = cfg.grid.ysize = cfg.grid.zsize = 1.0;
@@ -38,31 +42,43 @@ int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, 
     const Grid<double> grid = Grid<double>::make(cfg, npx, npy, decomp.px, decomp.py);
     const GridDims& d = grid.d;
     const double poison = -7.25;
-    Field3d<double> a(d);
-    a.fill(poison);
-    for (int k = 0; k < d.kcells; ++k)
-        for (int j = d.jstart; j < d.jend; ++j)
-            for (int i = d.istart; i < d.iend; ++i)
-                a(i, j, k) = global_value(d.ioffset + i - d.istart, d.joffset + j - d.jstart, k);
+    std::vector<Field3d<double>> fields;
+    for (int n = 0; n < (pair ? 2 : 1); ++n) {
+        Field3d<double>& a = fields.emplace_back(d);
+        a.fill(poison);
+        for (int k = 0; k < d.kcells; ++k)
+            for (int j = d.jstart; j < d.jend; ++j)
+                for (int i = d.istart; i < d.iend; ++i)
+                    a(i, j, k) =
+                        global_value(d.ioffset + i - d.istart, d.joffset + j - d.jstart, k, n);
+    }
     {
         Halo<double> halo(d, decomp);
-        halo.exchange(a.data(), nk);
+        if (pair)
+            halo.exchange({fields[0].data(), fields[1].data()}, nk);
+        else
+            halo.exchange(fields[0].data(), nk);
     }
     int errors = 0;
-    for (int k = 0; k < d.kcells; ++k)
-        for (int j = 0; j < d.jcells; ++j)
-            for (int i = 0; i < d.icells; ++i) {
-                const bool interior = i >= d.istart && i < d.iend && j >= d.jstart && j < d.jend;
-                if (interior) continue;
-                const int ig = wrap(d.ioffset + i - d.istart, itot);
-                const int jg = wrap(d.joffset + j - d.jstart, jtot);
-                const double want = k < nk ? global_value(ig, jg, k) : poison;
-                if (a(i, j, k) != want && ++errors <= 5)
-                    ADD_FAILURE() << itot << "x" << jtot << "x" << ktot << " on " << npx << "x"
-                                  << npy << ", nk " << nk << ", rank (" << decomp.px << ","
-                                  << decomp.py << "): ghost (" << i << "," << j << "," << k
-                                  << ") = " << a(i, j, k) << ", want " << want;
-            }
+    for (int n = 0; n < int(fields.size()); ++n) {
+        const Field3d<double>& a = fields[size_t(n)];
+        for (int k = 0; k < d.kcells; ++k)
+            for (int j = 0; j < d.jcells; ++j)
+                for (int i = 0; i < d.icells; ++i) {
+                    const bool interior =
+                        i >= d.istart && i < d.iend && j >= d.jstart && j < d.jend;
+                    if (interior) continue;
+                    const int ig = wrap(d.ioffset + i - d.istart, itot);
+                    const int jg = wrap(d.joffset + j - d.jstart, jtot);
+                    const double want = k < nk ? global_value(ig, jg, k, n) : poison;
+                    if (a(i, j, k) != want && ++errors <= 5)
+                        ADD_FAILURE()
+                            << itot << "x" << jtot << "x" << ktot << " on " << npx << "x" << npy
+                            << ", nk " << nk << ", array " << n << " of " << fields.size()
+                            << ", rank (" << decomp.px << "," << decomp.py << "): ghost (" << i
+                            << "," << j << "," << k << ") = " << a(i, j, k) << ", want " << want;
+                }
+    }
     decomp.free();
     return errors;
 }
@@ -93,9 +109,60 @@ TEST(Halo, GhostCellsAreThePeriodicExtensionOnEveryLayout) {
             if (comm == MPI_COMM_NULL) continue;
             const int kcells = c.ktot + 2; // one ghost level below and above
             for (int nk : {kcells, 2, 1})
-                check_layout(comm, c.itot, c.jtot, c.ktot, l.npx, l.npy, nk);
+                for (bool pair : {false, true})
+                    check_layout(comm, c.itot, c.jtot, c.ktot, l.npx, l.npy, nk, pair);
             MPI_Comm_free(&comm);
         }
+}
+
+// The host exchange (one pass over several arrays) against the per-point kernels of
+// kernels/halo.cuh that define the periodic wrap (HaloWrapX, then HaloWrapY), launched on
+// the CPU backend: on arrays whose every cell, ghosts included, holds a distinct value,
+// the two must leave bitwise the same arrays.
+TEST(Halo, HostExchangeEqualsTheWrapKernels) {
+    struct Case {
+        int itot, jtot, ktot;
+    };
+    for (const Case& c : {Case{12, 10, 4}, Case{2, 1, 2}, Case{1, 5, 2}}) {
+        Config cfg;
+        cfg.grid.itot = c.itot, cfg.grid.jtot = c.jtot, cfg.grid.ktot = c.ktot;
+        cfg.grid.xsize = cfg.grid.ysize = cfg.grid.zsize = 1.0;
+        Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);
+        const Grid<double> grid = Grid<double>::make(cfg, 1, 1, 0, 0);
+        const GridDims& d = grid.d;
+        std::vector<Field3d<double>> host, kern;
+        for (int n = 0; n < 3; ++n)
+            for (Field3d<double>* a : {&host.emplace_back(d), &kern.emplace_back(d)})
+                for (int k = 0; k < d.kcells; ++k)
+                    for (int j = 0; j < d.jcells; ++j)
+                        for (int i = 0; i < d.icells; ++i)
+                            (*a)(i, j, k) = std::sin(1.0 + i + 7.0 * j + 53.0 * k + 0.25 * n);
+        const int nk = d.kcells - 1; // the top level stays as it is
+        Halo<double>(d, decomp).exchange({host[0].data(), host[1].data(), host[2].data()}, nk);
+        for (Field3d<double>& a : kern) {
+            launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk},
+                   sq::HaloWrapX<double>{.a = a.data(),
+                                         .istart = d.istart,
+                                         .iend = d.iend,
+                                         .imax = d.imax,
+                                         .jj = d.jj,
+                                         .kk = d.kk});
+            launch(sq::Range3{0, d.icells, 0, jgc, 0, nk}, sq::HaloWrapY<double>{.a = a.data(),
+                                                                                 .jstart = d.jstart,
+                                                                                 .jend = d.jend,
+                                                                                 .jmax = d.jmax,
+                                                                                 .jj = d.jj,
+                                                                                 .kk = d.kk});
+        }
+        for (int n = 0; n < 3; ++n)
+            for (int k = 0; k < d.kcells; ++k)
+                for (int j = 0; j < d.jcells; ++j)
+                    for (int i = 0; i < d.icells; ++i)
+                        ASSERT_EQ(host[size_t(n)](i, j, k), kern[size_t(n)](i, j, k))
+                            << c.itot << "x" << c.jtot << "x" << c.ktot << " array " << n << " at ("
+                            << i << "," << j << "," << k << ")";
+        decomp.free();
+    }
 }
 
 } // namespace

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/model/stats/stats_test_util.h"
+
 namespace squall::cross_test {
 
 // Removed when the tests end (CleanScratch).
@@ -84,21 +86,6 @@ inline bool attached(const std::string& file, const std::string& name, const std
     return r > 0;
 }
 
-inline std::string read_string_attr(const std::string& file, const std::string& obj,
-                                    const std::string& name) {
-    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    const hid_t a = H5Aopen_by_name(f, obj.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
-    std::string s;
-    if (a >= 0) {
-        const hid_t t = H5Aget_type(a);
-        s.resize(H5Tget_size(t));
-        H5Aread(a, t, s.data());
-        s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
-        H5Tclose(t);
-        H5Aclose(a);
-    }
-    H5Fclose(f);
-    return s;
-}
+using stats_test::read_string_attr; // tests/model/stats
 
 } // namespace squall::cross_test

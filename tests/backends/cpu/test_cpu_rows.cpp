@@ -1,0 +1,155 @@
+// The CPU backend's rows (backends/cpu/cpu_launch.h: row()): away from the walls, a kernel
+// named in interior_promised runs with its walls out of reach, which lets GCC drop its
+// wall branches and vectorise the row. That must leave every result bitwise unchanged:
+// each named kernel, in both precisions, on random fields, against the plain rows.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/cpu_launch.h"
+#include "kernels/advec.cuh"
+#include "kernels/diff.cuh"
+#include "kernels/diff_fused.cuh"
+#include "kernels/thermo.cuh"
+
+namespace {
+
+// A box of 19 x 5 x 14 interior points (19: not a multiple of the vector width) with 3
+// ghost columns and rows and 1 ghost level; arrays hold random values everywhere.
+template <typename T>
+struct RowBox {
+    int itot = 19, jtot = 5, ktot = 14;
+    int icells = itot + 6, jcells = jtot + 6, kcells = ktot + 2;
+    int istart = 3, iend = 3 + itot, jstart = 3, jend = 3 + jtot, kstart = 1, kend = 1 + ktot;
+    int jj = icells, kk = icells * jcells, n = kk * kcells;
+    std::mt19937 gen{7};
+    std::vector<T> random(double lo, double hi) {
+        std::uniform_real_distribution<double> dist(lo, hi);
+        std::vector<T> a(static_cast<size_t>(n));
+        for (T& x : a) x = T(dist(gen));
+        return a;
+    }
+};
+
+// Runs make(out) over the kernel's interior through for_each_rows, as the model launches
+// kernels, once with the walls out of reach and once without, into copies of the same
+// output, and compares them bit for bit.
+template <typename T, class Make>
+std::string check_kernel(RowBox<T>& b, const Make& make) {
+    using F = decltype(make(static_cast<T*>(nullptr)));
+    static_assert(squall::cpu::promises_interior<F>());
+    const std::vector<T> initial = b.random(-1, 1);
+    std::vector<T> promised = initial, plain = initial;
+    const size_t bytes = sizeof(T) * initial.size();
+    constexpr bool on_w_levels = requires {
+        F::on_w_levels;
+    };
+    const int k0 = on_w_levels ? b.kstart + 1 : b.kstart;
+    const sq::Range3 r{b.istart, b.iend, b.jstart, b.jend, k0, b.kend};
+    squall::cpu::for_each_rows<true>(r, make(promised.data()));
+    squall::cpu::for_each_rows<false>(r, make(plain.data()));
+    EXPECT_LT(k0 + F::wall_levels, b.kend - F::wall_levels) << F::name; // interior rows exist
+    EXPECT_NE(std::memcmp(promised.data(), initial.data(), bytes), 0) << F::name;
+    EXPECT_EQ(std::memcmp(promised.data(), plain.data(), bytes), 0)
+        << F::name << ": the walls out of reach changed results";
+    return F::name;
+}
+
+template <typename T>
+std::set<std::string> check_all() {
+    RowBox<T> b;
+    const std::vector<T> u = b.random(-2, 2), v = b.random(-2, 2), w = b.random(-1, 1);
+    const std::vector<T> s = b.random(290, 310), prof = b.random(0.5, 2);
+    const T* p = prof.data() + 1; // profiles: dzi, dzhi, rho, rhoh (any positive values)
+    std::set<std::string> names;
+    names.insert(check_kernel(b, [&](T* out) {
+        return sq::AdvecU2i5<T>{out,  u.data(), v.data(), w.data(), p,        p,     p,
+                                T(3), T(4),     b.jj,     b.kk,     b.kstart, b.kend};
+    }));
+    names.insert(check_kernel(b, [&](T* out) {
+        return sq::AdvecV2i5<T>{out,  u.data(), v.data(), w.data(), p,        p,     p,
+                                T(3), T(4),     b.jj,     b.kk,     b.kstart, b.kend};
+    }));
+    names.insert(check_kernel(b, [&](T* out) {
+        return sq::AdvecW2i5<T>{out,  u.data(), v.data(), w.data(), p,        p,     p,
+                                T(3), T(4),     b.jj,     b.kk,     b.kstart, b.kend};
+    }));
+    names.insert(check_kernel(b, [&](T* out) {
+        return sq::AdvecS2i5<T>{out, s.data(), u.data(), v.data(), w.data(), p,        p,
+                                p,   T(3),     T(4),     b.jj,     b.kk,     b.kstart, b.kend};
+    }));
+    names.insert(check_kernel(b, [&](T* out) {
+        return sq::AdvecW2i5Buoy<T>{out,  u.data(), v.data(), w.data(), s.data(),  p,
+                                    p,    p,        T(3),     T(4),     T(0.0327), T(300),
+                                    b.jj, b.kk,     b.kstart, b.kend};
+    }));
+    // The diffusion with Smagorinsky viscosity and surface fluxes at the bottom wall; the
+    // fused kernel once per output (the other two go to scratch arrays).
+    const std::vector<T> evisc = b.random(0.1, 3), flux = b.random(-0.1, 0.1);
+    std::vector<T> scratch1 = b.random(-1, 1), scratch2 = b.random(-1, 1);
+    const auto uvw = [&](T* ut, T* vt, T* wt) {
+        return sq::DiffUVWSmag<T>{.ut = ut,
+                                  .vt = vt,
+                                  .wt = wt,
+                                  .u = u.data(),
+                                  .v = v.data(),
+                                  .w = w.data(),
+                                  .evisc = evisc.data(),
+                                  .dzi = p,
+                                  .dzhi = p,
+                                  .rho = p,
+                                  .rhoh = p,
+                                  .dxi = T(3),
+                                  .dyi = T(4),
+                                  .nu = T(1e-3),
+                                  .ufluxbot = flux.data(),
+                                  .ufluxtop = nullptr,
+                                  .vfluxbot = flux.data(),
+                                  .vfluxtop = nullptr,
+                                  .kstart = b.kstart,
+                                  .kend = b.kend,
+                                  .jj = b.jj,
+                                  .kk = b.kk};
+    };
+    names.insert(
+        check_kernel(b, [&](T* out) { return uvw(out, scratch1.data(), scratch2.data()); }));
+    names.insert(
+        check_kernel(b, [&](T* out) { return uvw(scratch1.data(), out, scratch2.data()); }));
+    names.insert(
+        check_kernel(b, [&](T* out) { return uvw(scratch1.data(), scratch2.data(), out); }));
+    names.insert(check_kernel(b, [&](T* out) {
+        return sq::DiffCSmag<T>{.st = out,
+                                .s = s.data(),
+                                .evisc = evisc.data(),
+                                .dzi = p,
+                                .dzhi = p,
+                                .rho = p,
+                                .rhoh = p,
+                                .dxi = T(3),
+                                .dyi = T(4),
+                                .prandtl_t_inv = T(3),
+                                .kappa = T(1e-3),
+                                .fluxbot = flux.data(),
+                                .fluxtop = nullptr,
+                                .kstart = b.kstart,
+                                .kend = b.kend,
+                                .jj = b.jj,
+                                .kk = b.kk};
+    }));
+    return names;
+}
+
+TEST(CpuRows, InteriorPromiseLeavesResultsBitwiseUnchanged) {
+    const std::set<std::string> d = check_all<double>(), f = check_all<float>();
+    EXPECT_EQ(d, f);
+    // Every kernel the backend promises is checked above.
+    const std::set<std::string> listed(std::begin(squall::cpu::interior_promised),
+                                       std::end(squall::cpu::interior_promised));
+    EXPECT_EQ(d, listed);
+}
+
+} // namespace
