@@ -33,9 +33,8 @@ ConfigKey Strategy::key(const rt::Config& c) const {
 
 std::vector<rt::Config> Strategy::ask(size_t n) {
     std::vector<rt::Config> out;
-    if (!opened_ && uses_start_points()) {
+    if (!opened_ && uses_start_points())
         openers_.assign(space_->starts().rbegin(), space_->starts().rend());
-    }
     opened_ = true;
     // A strategy may return a seen candidate now and then (the base filters them); many
     // in a row mean it has nothing new.
@@ -43,15 +42,10 @@ std::vector<rt::Config> Strategy::ask(size_t n) {
     while (out.size() < n && misses < 256) {
         // The strategy's own first proposal (its start), then the start points.
         std::optional<rt::Config> c;
-        if (!openers_.empty() && !out.empty()) {
+        if (openers_.empty() || out.empty()) c = propose();
+        if (!c && !openers_.empty()) {
             c = std::move(openers_.back());
             openers_.pop_back();
-        } else {
-            c = propose();
-            if (!c && !openers_.empty()) {
-                c = std::move(openers_.back());
-                openers_.pop_back();
-            }
         }
         if (!c) break;
         auto [it, fresh] = results_.try_emplace(key(*c));

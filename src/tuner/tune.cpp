@@ -204,9 +204,10 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         std::vector<Slot> slots;
         for (rt::Config& c : strategy->ask(n)) {
             Slot s{std::move(c), {}, {}, false};
-            if (!journal.find(s.config)) s.program = evaluator.fingerprint(s.config);
+            const bool journaled = journal.find(s.config) != nullptr;
+            if (!journaled) s.program = evaluator.fingerprint(s.config);
             if (s.program) s.same_program = !asked_programs.insert(*s.program).second;
-            if (!journal.find(s.config) && !s.same_program) {
+            if (!journaled && !s.same_program) {
                 const rt::Config copy = s.config;
                 s.compiled = pool.submit([&evaluator, copy] { return evaluator.prepare(copy); });
             }
