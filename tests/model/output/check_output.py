@@ -1,6 +1,6 @@
 """Checks the cross-section and 3-D field files of cross_fields.sh.
 
-Usage: check_output.py DIR_ONE_RANK DIR_FOUR_RANKS [DIR_RESTARTED]
+Usage: check_output.py DIR_ONE_RANK DIR_FOUR_RANKS|- [DIR_RESTARTED]
 
 The grid and positions are those of cross_fields.sh (drycbl, 16 x 12 x 10 points on
 4800 x 4800 x 2400 m, uniform levels). Values are compared with the final checkpoint of
@@ -134,7 +134,8 @@ for name in ["u", "v", "w", "th", "evisc"]:
         expect(np.all(v.values[0, ktot] == 0), "fields: w at the top face is not 0")
 
 # 2x2 ranks and a restarted run: the same files, bitwise.
-for other, what in [(four, "2x2 ranks")] + [(d, "the restarted run") for d in sys.argv[3:]]:
+others = [] if four == "-" else [(four, "2x2 ranks")]
+for other, what in others + [(d, "the restarted run") for d in sys.argv[3:]]:
     for p in sorted(glob.glob(os.path.join(one, "drycbl.cross_*.h5")) + fields):
         a = xr.open_dataset(p, engine="h5netcdf")
         b = xr.open_dataset(os.path.join(other, os.path.basename(p)), engine="h5netcdf")

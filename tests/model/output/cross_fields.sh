@@ -2,14 +2,20 @@
 # Cross-sections and 3-D fields of a small drycbl on 1 rank and on 2x2 ranks: xarray opens
 # every file, coordinates and the time axis match the grid, the values match the final
 # checkpoint (an independent writer of the same state), and the two runs agree bitwise.
-# A second run into the same directory is refused.
-# Usage: cross_fields.sh SQUALL CASE PYTHON CHECK_SCRIPT PRECISION MPIEXEC
+# A second run into the same directory is refused. With BACKEND gpu (only the planes are
+# copied back) the 2x2-rank run is left out: its pressure transforms are not the 1-rank
+# ones, so the two agree only to round-off there.
+# Usage: cross_fields.sh SQUALL CASE PYTHON CHECK_SCRIPT PRECISION MPIEXEC [BACKEND]
 set -u
-squall=$1 case=$2 python=$3 check=$4 prec=$5 mpiexec=$6
+squall=$1 case=$2 python=$3 check=$4 prec=$5 mpiexec=$6 backend=${7:-cpu}
 dir=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-opts=(--backend cpu --set grid.itot=16 --set grid.jtot=12 --set grid.ktot=10
+if [ "$backend" = gpu ] && [ -z "${SQUALL_REQUIRE_GPU:-}" ] && ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "SKIP: no GPU"
+    exit 77
+fi
+opts=(--backend "$backend" --set grid.itot=16 --set grid.jtot=12 --set grid.ktot=10
       --set model.precision="$prec" --set time.endtime=120 --set output.stats_every=0
       --set output.checkpoint_every=1e9
       --set "output.cross={every: 30, fields: [u, v, w, th, evisc, w2, vort_x, vort_y, vort_z], xy: [100, 500, 2400],
@@ -18,9 +24,13 @@ opts=(--backend cpu --set grid.itot=16 --set grid.jtot=12 --set grid.ktot=10
 
 "$squall" run "$case" "${opts[@]}" --set output.dir="$dir/one" >"$dir/one.log" 2>&1 ||
     fail "the 1-rank run failed: $(tail -3 "$dir/one.log")"
-"$mpiexec" --oversubscribe -n 4 "$squall" run "$case" "${opts[@]}" --set mpi.npx=2 \
-    --set mpi.npy=2 --set output.dir="$dir/four" >"$dir/four.log" 2>&1 ||
-    fail "the 2x2-rank run failed: $(tail -3 "$dir/four.log")"
+four=-
+if [ "$backend" = cpu ]; then
+    four=$dir/four
+    "$mpiexec" --oversubscribe -n 4 "$squall" run "$case" "${opts[@]}" --set mpi.npx=2 \
+        --set mpi.npy=2 --set output.dir="$four" >"$dir/four.log" 2>&1 ||
+        fail "the 2x2-rank run failed: $(tail -3 "$dir/four.log")"
+fi
 # A restart from the checkpoint at 60 s, after the run reached 120 s: the cross-section
 # files drop their samples after 60 s and continue; everything ends as in the first run.
 "$squall" run "$case" "${opts[@]}" --set output.checkpoint_every=60 --set output.checkpoint_keep=3 \
@@ -29,7 +39,7 @@ opts=(--backend cpu --set grid.itot=16 --set grid.jtot=12 --set grid.ktot=10
 "$squall" run "$case" "${opts[@]}" --set output.checkpoint_every=60 --set output.checkpoint_keep=3 \
     --set output.dir="$dir/restart" --restart "$dir/restart/drycbl.chk.00000000060000000000.h5" \
     >"$dir/restart2.log" 2>&1 || fail "the restart failed: $(tail -3 "$dir/restart2.log")"
-"$python" "$check" "$dir/one" "$dir/four" "$dir/restart" || fail "the files do not check out"
+"$python" "$check" "$dir/one" "$four" "$dir/restart" || fail "the files do not check out"
 
 # The same run again must not replace the files.
 before=$(md5sum "$dir/one/drycbl.cross_xy.h5")
