@@ -3,8 +3,10 @@
 #include "model/core/output.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fmt/core.h>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -401,6 +403,7 @@ void Output<T>::fields(std::int64_t itime, double time) {
     info.zh = axis_values("zh");
     info.single = cfg_.fields_out.float32;
     info.overwrite = cfg_.overwrite || restarted_;
+    const auto t0 = std::chrono::steady_clock::now(); // the copy from the device counts
     std::vector<io::OutputField<T>> list;
     for (const auto& name : cfg_.fields_out.names) {
         const Var v = var(name);
@@ -411,8 +414,16 @@ void Output<T>::fields(std::int64_t itime, double time) {
                                            : io::Stagger::centre;
         list.push_back({v.name, v.long_name, v.units, v.field, stagger});
     }
-    io::write_fields((fs::path(cfg_.output_dir) / io::fields_name(cfg_.name, itime)).string(), info,
-                     list, dc_);
+    const std::string path =
+        (fs::path(cfg_.output_dir) / io::fields_name(cfg_.name, itime)).string();
+    io::write_fields(path, info, list, dc_);
+    if (dc_.rank == 0) {
+        const std::chrono::duration<double> s = std::chrono::steady_clock::now() - t0;
+        const double mb = double(list.size()) * g_.d.itot * g_.d.jtot * g_.d.ktot *
+                          (info.single ? 4 : sizeof(T)) / 1e6;
+        fmt::print("squall: fields {}: {} field(s), {:.1f} MB in {:.3f} s\n", path, list.size(), mb,
+                   s.count());
+    }
 }
 
 template class Output<float>;

@@ -42,6 +42,7 @@ template <typename T>
 std::string Model<T>::write_checkpoint() {
     check_finite(*this, diagnostics()); // a NaN state is never checkpointed
     const auto fields = checkpoint_fields();
+    const double t0 = wall_seconds(); // the copy from the device counts
     if (on_device_)
         for (const auto& f : fields) f.field->to_host();
     io::CheckpointInfo info;
@@ -64,7 +65,6 @@ std::string Model<T>::write_checkpoint() {
         std::filesystem::create_directories(dir, ec);
     }
     const std::string path = (dir / io::checkpoint_name(cfg_.name, itime_)).string();
-    const double t0 = wall_seconds();
     io::write_checkpoint(path, info, fields, decomp_);
     // Older ones go only now that the new one is in place.
     if (decomp_.rank == 0) io::prune_checkpoints(cfg_.output_dir, cfg_.name, cfg_.checkpoint_keep);
@@ -72,6 +72,12 @@ std::string Model<T>::write_checkpoint() {
     checkpoint_seconds_ = now - t0;
     wall_last_checkpoint_ = now;
     itime_last_checkpoint_ = itime_;
+    if (decomp_.rank == 0) {
+        const double mb =
+            double(fields.size()) * g_.d.itot * g_.d.jtot * g_.d.ktot * sizeof(T) / 1e6;
+        fmt::print("squall: checkpoint {} written at step {}: {:.1f} MB in {:.3f} s\n", path,
+                   nstep_, mb, checkpoint_seconds_);
+    }
     return path;
 }
 
