@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -44,8 +44,7 @@ std::vector<double> read_double(hid_t file, const std::string& path) {
     if (ds < 0) return out;
     const hid_t space = H5Dget_space(ds);
     out.resize(std::size_t(H5Sget_simple_extent_npoints(space)));
-    if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
-        out.clear();
+    if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) out.clear();
     H5Sclose(space);
     H5Dclose(ds);
     return out;
@@ -106,10 +105,9 @@ int main(int argc, char** argv) {
     }
     for (const auto& n : names) {
         if (rel >= 0) {
-            const double d = relative_difference(read_double(a, "fields/" + n),
-                                                 read_double(b, "fields/" + n));
-            std::printf("field %s: relative difference %.3g (tolerance %.3g)\n", n.c_str(), d,
-                        rel);
+            const double d =
+                relative_difference(read_double(a, "fields/" + n), read_double(b, "fields/" + n));
+            std::printf("field %s: relative difference %.3g (tolerance %.3g)\n", n.c_str(), d, rel);
             if (!(d >= 0 && d <= rel)) ++bad;
             continue;
         }
