@@ -110,10 +110,12 @@ void Model<T>::restart(const std::string& file) {
             fmt::format("checkpoint {} does not fit case '{}' ({} difference(s)):{}", file,
                         cfg_.name, diffs.size(), list));
     }
+    const double t0 = wall_seconds(); // the copy to the device counts
     io::read_checkpoint_fields(file, fields, decomp_);
     for (Field3d<T>* t : {&f_.ut, &f_.vt, &f_.wt, &f_.st})
         if (t->size() > 0) t->fill(T(0)); // host; the copy below takes them to the device
     f_.to_device();
+    const double read_s = wall_seconds() - t0;
     itime_ = info.itime;
     idt_ = info.idt;
     nstep_ = info.nstep;
@@ -126,6 +128,8 @@ void Model<T>::restart(const std::string& file) {
     const char* backend = on_device_ ? "gpu" : "cpu";
     if (decomp_.rank == 0) {
         fmt::print("squall: restart from {} at step {}, time {}\n", file, nstep_, time());
+        fmt::print("squall: checkpoint {} read: {:.1f} MB in {:.3f} s\n", file,
+                   double(fields.size()) * d.itot * d.jtot * d.ktot * sizeof(T) / 1e6, read_s);
         if (info.npx != decomp_.npx || info.npy != decomp_.npy || info.backend != backend)
             fmt::print("squall: restart on {} ranks ({} x {}, {}) from a checkpoint written on {} "
                        "ranks ({} x {}, {}): continues to round-off, not bitwise\n",
