@@ -1,22 +1,25 @@
 // gpu_kernel_bench: time every tunable kernel of the GPU backend (default 256^3 and 512^3,
-// float and double) in the default configuration and the best one found by a search of its
-// space (random samples, then rounds of one-parameter moves from the best; compiled in
-// parallel), verified against the default's output. The 3-D kernels are searched; the 2-D
-// kernels (ghost levels, surface layer) and the reductions (time-step limits, diagnostics)
-// have at most 16 configurations, and every one is timed.
+// float and double) on random fields: the default configuration, the wisdom's record and
+// the best that `squall tune`'s search (src/tuner) finds in a budget of evaluations, each
+// verified against the default's output. The 3-D kernels are searched; the 2-D kernels
+// (ghost levels, surface layer) and the reductions (time-step limits, diagnostics) have at
+// most 16 configurations, and every one is timed.
 //
-//   gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--samples N] [--others N]
-//                    [--rounds N] [--other-rounds N] [--sizes 256,512|48x48x48,...] [--precision
-//                    float|double]
-//                    [--only k1,k2] [--seed-wisdom DIR] [--seed-configs FILE] [--unaligned]
+//   gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--evals N] [--others N]
+//                    [--strategy S] [--seed N] [--sizes 256,512|48x48x48,...]
+//                    [--precision float|double] [--only k1,k2] [--seed-wisdom DIR]
+//                    [--config JSON] [--unaligned]
 //
-// --seed-wisdom adds DIR's records for the same kernel, size and device to the first
-// round, so a new search starts from the best configurations found before.
-// --seed-configs adds FILE's configurations (one JSON object per line, parameters not
-// named take their defaults) to the first round of every kernel whose space admits them;
-// it may be given more than once.
+// --evals, --others: the search's evaluations for advec_u_2i5 and diff_uvw_smag, and for
+// every other 3-D kernel (0: no search). --strategy and --seed as for `squall tune`.
+// --seed-wisdom: DIR's record for the kernel, size and device is timed and starts the search.
+// --config: this configuration is timed too (parameters not named take their defaults).
 // --unaligned times the unpadded layout (rows of icells, interior not aligned) instead of
 // the model's (grid.h row_align), to measure what the alignment gives.
+//
+// The launches of one kernel, in order: one of the default for the reference output, one
+// to verify it and 3 + 15 timed; then each other candidate's verification launch and its
+// timed launches (scripts/gpu-profile counts on this order).
 //
 // Effective bandwidth = the fewest bytes (each 3-D array read once, updated arrays read
 // and written, over the interior points) / median time, as a fraction of the 3.99 TB/s
@@ -29,7 +32,9 @@
 #include "kernels/diagnostics.cuh"
 #include "kernels/halo.cuh"
 #include "tests/backends/cuda/kernel_list.h"
+#include "tuner/tune.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -41,7 +46,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -58,13 +62,13 @@ constexpr double kCeiling = 3.99e12; // bytes/s, copy kernel on the H200 (GPU.md
 struct Options {
     bool quick = false, unaligned = false;
     std::string json_path, wisdom_dir, precision = "both";
-    std::string only;               // comma-separated kernel names; empty: all
-    std::string seed_wisdom;        // round 0 also tries this directory's records for the size
-    std::vector<json> seed_configs; // and these configurations, where valid
-    int samples = 60;               // random samples: advec_u_2i5 and diff_uvw_smag
-    int others = 6;                 // every other kernel
-    int rounds = 3;                 // coordinate-search rounds after the samples (main kernels)
-    int other_rounds = 1;           // the same, every other kernel
+    std::string only;        // comma-separated kernel names; empty: all
+    std::string seed_wisdom; // this directory's record for the size is timed and starts the search
+    std::string config;      // a configuration (JSON) timed besides
+    int evals = 60;          // the search's evaluations: advec_u_2i5 and diff_uvw_smag
+    int others = 12;         // every other 3-D kernel
+    std::string strategy = "annealing";
+    uint64_t seed = 1;
     std::vector<TestGrid> grids{{256, 256, 256}, {512, 512, 512}};
 };
 
@@ -322,11 +326,12 @@ double stream_fraction(rt::Runtime& rt, Pool<T>& pool, const Mix& m, int reps) {
     return double(m.arrays()) * double(n) * sizeof(T) / (it->second * 1e-3) / kCeiling;
 }
 
-// One kernel's search: every configuration tried so far with its median time.
+// One kernel of the benchmark: how it runs on the pool's arrays and what it writes.
 template <typename T>
 struct Search {
     std::string name;
-    bool main = false;
+    bool main = false;  // advec_u_2i5, diff_uvw_smag: the longer search
+    bool small = false; // 2-D kernels and reductions: every configuration is timed
     sq::Range3 range;
     rt::ProblemSize problem;
     size_t def_index = 0;
@@ -335,67 +340,15 @@ struct Search {
     std::function<double()> result; // reductions: the reduced value of the last launch
     int arrays = 0;                 // fewest bytes = arrays x points x sizeof(T)
     Mix mix;                        // how the arrays are accessed (3-D kernels only)
-    std::vector<rt::Config> tried;
-    std::vector<double> ms; // median time of tried[n]
-    size_t timed = 0;       // tried[0, timed) have times
-
-    // Queues c unless it was tried already.
-    void add(rt::Config c) {
-        if (std::find(tried.begin(), tried.end(), c) == tried.end()) tried.push_back(std::move(c));
-    }
 };
 
-// The search: round 0 is the default plus random samples of the space; each later round
-// tries every valid one-parameter move (ConfigSpace::neighbours) of the best `beam`
-// configurations so far, skipping those already tried. All kernels of one size and
-// precision compile together in parallel, round by round.
 bool wanted(const Options& o, std::string_view name) {
     return o.only.empty() ||
            ("," + o.only + ",").find("," + std::string(name) + ",") != std::string::npos;
 }
 
-// Round 0 of a search: the default, the seed wisdom's and the seed file's configurations
-// for the size, then `samples` random ones.
-template <typename T>
-void first_round(rt::Runtime& rt, const Options& o, const rt::KernelDef& def, int samples,
-                 Search<T>& s) {
-    s.tried.push_back(def.space().default_config());
-    std::mt19937_64 rng(std::hash<std::string>()(def.key()) + s.problem[0]);
-    if (!o.seed_wisdom.empty()) { // start from what earlier runs found at this size
-        const auto w = rt::Wisdom::load(def.key(), def.space(), {o.seed_wisdom});
-        for (const auto& r : w.records())
-            if (r.problem == s.problem && r.env.device_name == rt.device().name &&
-                def.space().is_valid(r.config, s.problem, rt.device()))
-                s.add(r.config);
-    }
-    // The seed file serves every kernel, so a seed may lie outside one kernel's space (a
-    // parameter it lacks, a restriction it breaks): counted and reported, not an error.
-    int seeds_taken = 0;
-    std::string first_refusal;
-    for (const json& j : o.seed_configs) {
-        std::string why;
-        try {
-            rt::Config c = def.space().config_from_json(j);
-            if (def.space().is_valid(c, s.problem, rt.device(), &why)) {
-                s.add(std::move(c));
-                ++seeds_taken;
-            }
-        } catch (const std::exception& e) {
-            why = e.what();
-        }
-        if (first_refusal.empty()) first_refusal = why;
-    }
-    if (seeds_taken < int(o.seed_configs.size()))
-        std::fprintf(stderr, "  %s: %d of %zu seed configurations taken; first refused: %s\n",
-                     s.name.c_str(), seeds_taken, o.seed_configs.size(), first_refusal.c_str());
-    const size_t target = s.tried.size() + size_t(samples);
-    for (int n = 0; n < samples * 4 && s.tried.size() < target; ++n) {
-        if (auto c = def.space().sample(rng, s.problem, rt.device())) s.add(std::move(*c));
-    }
-}
-
 template <class F, typename T>
-void add_search(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt::KernelDef>& defs,
+void add_search(const Options& o, Pool<T>& pool, std::vector<rt::KernelDef>& defs,
                 std::vector<Search<T>>& searches) {
     if (!wanted(o, F::name)) return;
     Search<T> s;
@@ -407,17 +360,16 @@ void add_search(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt
     defs.push_back(gpu::def_for(s.range, f));
     s.def_index = defs.size() - 1;
     s.launch = [r = s.range, f](const rt::KernelInstance& k) { gpu::launch_instance(k, r, f); };
-    first_round(rt, o, defs.back(), s.main ? o.samples : o.others, s);
     searches.push_back(std::move(s));
 }
 
 // A kernel of the model that is not in Kernels3d, filled by hand (add_model_searches). The
-// 2-D kernels and the reductions have small spaces (at most 16 configurations), so the
-// first round takes every one; the halo kernels (3-D traversals) are searched like the
-// 3-D kernels. A reduction's launch is both passes, as in the model (Backend::reduce); its
-// result is read back for the check against the default.
+// 2-D kernels and the reductions have small spaces (at most 16 configurations), every one
+// of which is timed; the halo kernels (3-D traversals) are searched like the 3-D kernels. A
+// reduction's launch is both passes, as in the model (Backend::reduce); its result is read back for
+// the check against the default.
 template <typename T, class F>
-void add_other(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt::KernelDef>& defs,
+void add_other(const Options& o, Pool<T>& pool, std::vector<rt::KernelDef>& defs,
                std::vector<Search<T>>& searches, const F& f, gpu::Form form, sq::Range3 range,
                std::vector<Output> outputs, int arrays) {
     if (!wanted(o, F::name)) return;
@@ -454,11 +406,7 @@ void add_other(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt:
             return v;
         };
     }
-    const rt::KernelDef& def = defs.back();
-    const bool small = form != gpu::Form::traverse3d;
-    first_round(rt, o, def, small ? 0 : o.others, s);
-    if (small)
-        for (rt::Config& c : def.space().enumerate(s.problem, rt.device())) s.add(std::move(c));
+    s.small = form != gpu::Form::traverse3d;
     searches.push_back(std::move(s));
 }
 
@@ -466,8 +414,8 @@ void add_other(rt::Runtime& rt, const Options& o, Pool<T>& pool, std::vector<rt:
 // limits, diagnostics) and halo kernels, on the pool's arrays. arrays: the planes (2-D) or
 // fields (3-D) each reads or writes once, or the values each halo point moves.
 template <typename T>
-void add_model_searches(rt::Runtime& rt, const Options& o, Pool<T>& pool,
-                        std::vector<rt::KernelDef>& defs, std::vector<Search<T>>& searches) {
+void add_model_searches(const Options& o, Pool<T>& pool, std::vector<rt::KernelDef>& defs,
+                        std::vector<Search<T>>& searches) {
     using gpu::Form;
     const TestGrid& g = pool.g;
     const int jj = g.jj(), kk = g.kk(), ks = g.kstart(), ke = g.kend();
@@ -480,7 +428,7 @@ void add_model_searches(rt::Runtime& rt, const Options& o, Pool<T>& pool,
     const sq::Range3 r2_ext{r2.i0 - 1, r2.i1, r2.j0 - 1, r2.j1, 0, 1}; // as surface_layer()
     const T dxi = T(0.9), dyi = T(1.1), z1 = T(0.6), z0m = T(0.1);
     auto add = [&](const auto& f, Form form, sq::Range3 r, std::vector<Output> out, int n) {
-        add_other(rt, o, pool, defs, searches, f, form, r, std::move(out), n);
+        add_other(o, pool, defs, searches, f, form, r, std::move(out), n);
     };
     add(sq::GhostBottom<T>{f3(0), s2(0), T(0), T(0.5), 0, ks, jj, kk}, Form::traverse2d, r2,
         {field0}, 3);
@@ -524,54 +472,142 @@ void add_model_searches(rt::Runtime& rt, const Options& o, Pool<T>& pool,
         Form::traverse3d, ry, {field0}, 4);
 }
 
-// Indices of tried configurations, fastest first.
+// One configuration timed: its median and how far its output lay from the default's.
+struct Timing {
+    rt::Config config;
+    double ms = 0, diff = 0;
+};
+
+// The tuner's view of one kernel of the benchmark: a candidate is compiled through the
+// runtime's cache, run once from the pool's initial data, compared with the default's
+// output (relative to it, within 1e-12 in double and 1e-5 in float: a max is exact, a sum
+// changes with the block size only by its rounding) and timed. Every verified candidate
+// is kept in `timings`, the default first.
 template <typename T>
-std::vector<size_t> ranking(const Search<T>& s) {
-    std::vector<size_t> idx(s.timed);
-    for (size_t n = 0; n < idx.size(); ++n) idx[n] = n;
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return s.ms[a] < s.ms[b]; });
-    return idx;
+class BenchEvaluator : public tuner::Evaluator {
+public:
+    BenchEvaluator(rt::Runtime& rt, Pool<T>& pool, const rt::KernelDef& def, const Search<T>& s,
+                   int reps)
+        : rt_(rt), pool_(pool), def_(def), s_(s), reps_(reps) {
+        const rt::KernelInstance k =
+            rt.instantiate_candidate(def, s.problem, def.space().default_config());
+        pool.reset();
+        s.launch(k);
+        for (size_t a = 0; a < s.outputs.size(); ++a)
+            pool.copy_array(pool.ref.at(a), s.outputs[a].base, s.outputs[a].n);
+        ref_result_ = s.result ? s.result() : 0;
+        rt.unload(k);
+    }
+    std::string prepare(const rt::Config& c) override {
+        try {
+            rt_.compile(def_, c, s_.problem);
+            return {};
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    }
+    std::optional<uint64_t> fingerprint(const rt::Config& c) override {
+        try {
+            return def_.fingerprint(c, s_.problem, rt_.device(), rt_.arch());
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    }
+    tuner::Measurement measure(const rt::Config& c) override {
+        rt::KernelInstance k;
+        try {
+            k = rt_.instantiate_candidate(def_, s_.problem, c);
+        } catch (const rt::CompileError& e) {
+            return {tuner::Status::compile, 0, e.what()};
+        } catch (const std::invalid_argument& e) {
+            return {tuner::Status::invalid, 0, e.what()};
+        } catch (const rt::CudaError& e) {
+            return {tuner::Status::launch, 0, e.what()};
+        }
+        pool_.reset();
+        s_.launch(k);
+        const double diff = difference();
+        const double tol = sizeof(T) == 8 ? 1e-12 : 1e-5;
+        tuner::Measurement m{tuner::Status::verify, 0, fmt::format("differs by {:.3g}", diff)};
+        if (diff <= tol) {
+            const double ms = median_ms(k, s_, reps_);
+            timings.push_back({c, ms, diff});
+            m = {tuner::Status::ok, ms * 1e-3, {}};
+        }
+        rt_.unload(k);
+        return m;
+    }
+
+    std::vector<Timing> timings;
+
+private:
+    // The largest deviation of the last launch's outputs from the default's, relative.
+    double difference() const {
+        double worst = 0;
+        for (size_t a = 0; a < s_.outputs.size(); ++a) {
+            const Output& out = s_.outputs[a];
+            worst = std::max(worst, pool_.max_diff(out.base, pool_.ref.at(a), out.n) /
+                                        pool_.max_diff(pool_.ref.at(a), 0, out.n));
+        }
+        if (s_.result) // relative, or absolute when the reference is zero
+            worst = std::max(worst, std::abs(s_.result() - ref_result_) /
+                                        std::max(std::abs(ref_result_), 1e-300));
+        return worst;
+    }
+
+    rt::Runtime& rt_;
+    Pool<T>& pool_;
+    const rt::KernelDef& def_;
+    const Search<T>& s_;
+    int reps_;
+    double ref_result_ = 0;
+};
+
+// The configurations timed without a search: every one of a small space; otherwise the
+// default, the seed wisdom's record for the size and --config, where valid.
+std::vector<rt::Config> direct_candidates(rt::Runtime& rt, const Options& o,
+                                          const rt::KernelDef& def, const rt::ProblemSize& p,
+                                          bool small, std::optional<rt::Config>& start) {
+    const rt::ConfigSpace& space = def.space();
+    std::vector<rt::Config> out{space.default_config()};
+    auto add = [&](rt::Config c) {
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
+    };
+    if (small)
+        for (rt::Config& c : space.enumerate(p, rt.device())) add(std::move(c));
+    if (!o.seed_wisdom.empty()) {
+        const auto w = rt::Wisdom::load(def.key(), space, {o.seed_wisdom});
+        for (const auto& r : w.records())
+            if (r.problem == p && r.env.device_name == rt.device().name &&
+                space.is_valid(r.config, p, rt.device()))
+                start = r.config;
+        if (start) add(*start);
+    }
+    if (!o.config.empty()) {
+        std::string why;
+        try {
+            rt::Config c = space.config_from_json(json::parse(o.config));
+            if (space.is_valid(c, p, rt.device(), &why)) add(std::move(c));
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+        if (!why.empty())
+            std::fprintf(stderr, "  %s: --config not valid here: %s\n", def.key().c_str(),
+                         why.c_str());
+    }
+    return out;
 }
 
-// cand: indices into s.tried, the default first, then the fastest few in order; ks: their
-// compiled instances.
+// Prints and records one kernel's default and best (the fastest verified timing).
 template <typename T>
 void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDef& d,
-            const Search<T>& s, const std::vector<size_t>& cand,
-            const std::vector<rt::KernelInstance>& ks, json& out) {
+            const Search<T>& s, const std::vector<Timing>& timings, json& out) {
     const double points = double(s.problem[0]) * double(s.problem[1]) * double(s.problem[2]);
     const double bytes = s.arrays * points * sizeof(T);
-    // Reference: the default configuration from pristine data.
-    pool.reset();
-    s.launch(ks[0]);
-    for (size_t a = 0; a < s.outputs.size(); ++a)
-        pool.copy_array(pool.ref.at(a), s.outputs[a].base, s.outputs[a].n);
-    const double ref_result = s.result ? s.result() : 0;
-    // The fastest configuration whose output matches the default's (a max is exact; a sum
-    // changes with the block size only by its rounding).
-    const double tol = sizeof(T) == 8 ? 1e-12 : 1e-5;
     size_t best = 0;
-    double diff = 0;
-    for (size_t q = 1; q < cand.size(); ++q) {
-        pool.reset();
-        s.launch(ks[q]);
-        double worst = 0;
-        for (size_t a = 0; a < s.outputs.size(); ++a) {
-            const Output& out_a = s.outputs[a];
-            worst = std::max(worst, pool.max_diff(out_a.base, pool.ref.at(a), out_a.n) /
-                                        pool.max_diff(pool.ref.at(a), 0, out_a.n));
-        }
-        if (s.result) // relative, or absolute when the reference is zero
-            worst = std::max(worst, std::abs(s.result() - ref_result) /
-                                        std::max(std::abs(ref_result), 1e-300));
-        if (worst <= tol) {
-            best = cand[q], diff = worst;
-            break;
-        }
-        std::fprintf(stderr, "  %s [%s]: differs from the default by %.3g, skipped\n",
-                     d.key().c_str(), d.space().format(s.tried[cand[q]]).c_str(), worst);
-    }
-    const double t_default = s.ms[0], best_ms = s.ms[best];
+    for (size_t n = 1; n < timings.size(); ++n)
+        if (timings[n].ms < timings[best].ms) best = n;
+    const double t_default = timings[0].ms, best_ms = timings[best].ms;
     const double frac_d = bytes / (t_default * 1e-3) / kCeiling;
     const double frac_b = bytes / (best_ms * 1e-3) / kCeiling;
     // What the same array mix reaches with no stencil, and a plain copy, in this process
@@ -586,12 +622,13 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
                 "%5.1f%%  stream %s  copy %5.1f%%  (%zu configs)  [%s]\n",
                 d.key().c_str(), (long long)s.problem[0], (long long)s.problem[1],
                 (long long)s.problem[2], s.arrays, t_default, 100 * frac_d, best_ms, 100 * frac_b,
-                stream, 100 * frac_copy, s.timed, d.space().format(s.tried[best]).c_str());
+                stream, 100 * frac_copy, timings.size(),
+                d.space().format(timings[best].config).c_str());
     std::fflush(stdout);
     // Every configuration timed, so that a search's landscape can be studied afterwards.
-    json timings = json::array();
-    for (size_t n = 0; n < s.timed; ++n)
-        timings.push_back({{"config", d.space().config_to_json(s.tried[n])}, {"ms", s.ms[n]}});
+    json all = json::array();
+    for (const Timing& t : timings)
+        all.push_back({{"config", d.space().config_to_json(t.config)}, {"ms", t.ms}});
     out.push_back({{"key", d.key()},
                    {"problem", {s.problem[0], s.problem[1], s.problem[2]}},
                    {"arrays", s.arrays},
@@ -600,69 +637,73 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
                    {"default_fraction", frac_d},
                    {"best_ms", best_ms},
                    {"best_fraction", frac_b},
-                   {"best_config", d.space().config_to_json(s.tried[best])},
-                   {"best_vs_default_diff", diff},
+                   {"best_config", d.space().config_to_json(timings[best].config)},
+                   {"best_vs_default_diff", timings[best].diff},
                    {"mix", {s.mix.in, s.mix.rw, s.mix.w}},
                    {"stream_fraction", frac_stream > 0 ? json(frac_stream) : json(nullptr)},
                    {"copy_fraction", frac_copy},
-                   {"configs", s.timed},
+                   {"configs", timings.size()},
                    {"layout_align", pool.g.align},
-                   {"timings", std::move(timings)}});
+                   {"timings", std::move(all)}});
     if (!o.wisdom_dir.empty())
         rt::append_wisdom(o.wisdom_dir, d.key(), d.space(),
-                          rt::WisdomRecord{s.problem, s.tried[best], best_ms * 1e-3,
+                          rt::WisdomRecord{s.problem, timings[best].config, best_ms * 1e-3,
                                            t_default * 1e-3, rt::current_provenance(rt.device()),
                                            "", rt::TuningInfo()});
 }
 
+// Each kernel in turn: the direct candidates, then the tuner's search from the seed
+// wisdom's record (or the default), compiling on every core ahead of the measurements.
 template <typename T, template <class> class... K>
 void run_size(rt::Runtime& rt, const Options& o, const TestGrid& grid, json& out) {
     Pool<T> pool(rt, grid);
     std::vector<rt::KernelDef> defs;
     defs.reserve(sizeof...(K) + 32); // searches keep indices, defs must not move
     std::vector<Search<T>> searches;
-    (add_search<K<T>, T>(rt, o, pool, defs, searches), ...);
-    add_model_searches(rt, o, pool, defs, searches);
+    (add_search<K<T>, T>(o, pool, defs, searches), ...);
+    add_model_searches(o, pool, defs, searches);
     const int reps = o.quick ? 7 : 15;
     const auto t0 = std::chrono::steady_clock::now();
-    size_t compiled = 0;
-    for (int round = 0;; ++round) {
-        // Compile every untimed configuration of every kernel, in parallel.
-        std::vector<rt::Runtime::Request> reqs;
-        for (const auto& s : searches)
-            for (size_t n = s.timed; n < s.tried.size(); ++n)
-                reqs.push_back({&defs[s.def_index], s.problem, s.tried[n]});
-        if (reqs.empty()) break;
-        const auto ks = rt.instantiate_all(reqs);
-        compiled += ks.size();
-        size_t q = 0;
-        for (auto& s : searches)
-            for (; s.timed < s.tried.size(); ++s.timed) s.ms.push_back(median_ms(ks[q++], s, reps));
-        // Next round: the one-parameter moves of the best few.
-        for (auto& s : searches) {
-            const int rounds = s.main ? o.rounds : o.other_rounds;
-            if (round >= rounds) continue;
-            const rt::ConfigSpace& space = defs[s.def_index].space();
-            const auto order = ranking(s);
-            const size_t beam = std::min<size_t>(s.main ? 3 : 1, order.size());
-            for (size_t b = 0; b < beam; ++b)
-                for (auto& c : space.neighbours(s.tried[order[b]], s.problem, rt.device()))
-                    s.add(std::move(c));
+    size_t timed = 0;
+    for (const auto& s : searches) {
+        const rt::KernelDef& def = defs[s.def_index];
+        BenchEvaluator<T> ev(rt, pool, def, s, reps);
+        std::optional<rt::Config> start;
+        for (const rt::Config& c : direct_candidates(rt, o, def, s.problem, s.small, start)) {
+            const tuner::Measurement m = ev.measure(c);
+            if (m.status != tuner::Status::ok)
+                std::fprintf(stderr, "  %s [%s]: %s: %s\n", def.key().c_str(),
+                             def.space().format(c).c_str(), tuner::status_name(m.status),
+                             m.detail.c_str());
         }
+        if (ev.timings.empty() || ev.timings[0].config != def.space().default_config()) {
+            std::fprintf(stderr, "  %s: the default configuration failed; skipped\n",
+                         def.key().c_str());
+            continue;
+        }
+        const int evals = s.small ? 0 : s.main ? o.evals : o.others;
+        if (evals > 0) {
+            tuner::TuneOptions to;
+            to.strategy = o.strategy;
+            to.seed = o.seed;
+            to.budget = {size_t(evals), 0};
+            to.start = start;
+            tuner::Journal journal(def.space(),
+                                   {def.key(), rt.device().name, to.strategy, s.problem, to.seed,
+                                    tuner::default_batch(to), "", ""});
+            try {
+                tuner::tune(def.space(), s.problem, rt.device(), ev, journal, to);
+            } catch (const std::runtime_error& e) { // what was timed is still reported
+                std::fprintf(stderr, "  %s: the search stopped: %s\n", def.key().c_str(), e.what());
+            }
+        }
+        timed += ev.timings.size();
+        report(rt, o, pool, def, s, ev.timings, out);
     }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("-- %dx%dx%d %s: %zu variants compiled and timed in %.1f s\n", grid.itot, grid.jtot,
-                grid.ktot, sizeof(T) == 4 ? "float" : "double", compiled, secs);
-    // Verify the ranked candidates against the default, best first (at most 8).
-    for (const auto& s : searches) {
-        const auto order = ranking(s);
-        std::vector<size_t> cand{0};
-        cand.insert(cand.end(), order.begin(), order.begin() + std::min<size_t>(8, order.size()));
-        std::vector<rt::Runtime::Request> reqs;
-        for (size_t n : cand) reqs.push_back({&defs[s.def_index], s.problem, s.tried[n]});
-        report(rt, o, pool, defs[s.def_index], s, cand, rt.instantiate_all(reqs), out);
-    }
+    std::printf("-- %dx%dx%d %s: %zu variants verified and timed in %.1f s\n", grid.itot, grid.jtot,
+                grid.ktot, sizeof(T) == 4 ? "float" : "double", timed, secs);
     // Written after every size and precision, so a run cut short keeps what it measured.
     if (!o.json_path.empty())
         std::ofstream(o.json_path) << json{
@@ -682,29 +723,12 @@ void run_all(rt::Runtime& rt, const Options& o, KernelList<K...>, json& out) {
 
 } // namespace
 
-// One JSON object per non-empty line; throws naming the file and line on bad input.
-std::vector<json> read_seed_configs(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read seed configurations '" + path + "'");
-    std::vector<json> out;
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        json j = json::parse(line, nullptr, false);
-        if (!j.is_object())
-            throw std::runtime_error(path + ":" + std::to_string(n) + ": not a JSON object");
-        out.push_back(std::move(j));
-    }
-    return out;
-}
-
 int main(int argc, char** argv) {
     Options o;
     const char* usage =
-        "usage: gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--samples N] "
-        "[--others N] [--rounds N] [--other-rounds N] [--sizes 256,512|48x48x48,...] [--precision "
-        "float|double] "
-        "[--only k1,k2] [--seed-wisdom DIR] [--seed-configs FILE] [--unaligned]\n";
+        "usage: gpu_kernel_bench [--quick] [--json FILE] [--wisdom DIR] [--evals N] [--others N] "
+        "[--strategy S] [--seed N] [--sizes 256,512|48x48x48,...] [--precision float|double] "
+        "[--only k1,k2] [--seed-wisdom DIR] [--config JSON] [--unaligned]\n";
     try {
         for (int a = 1; a < argc; ++a) {
             const std::string s = argv[a];
@@ -715,23 +739,22 @@ int main(int argc, char** argv) {
                 o.json_path = argv[++a];
             else if (s == "--wisdom" && more)
                 o.wisdom_dir = argv[++a];
-            else if (s == "--samples" && more)
-                o.samples = std::stoi(argv[++a]);
+            else if (s == "--evals" && more)
+                o.evals = std::stoi(argv[++a]);
             else if (s == "--others" && more)
                 o.others = std::stoi(argv[++a]);
-            else if (s == "--rounds" && more)
-                o.rounds = std::stoi(argv[++a]);
+            else if (s == "--strategy" && more)
+                o.strategy = argv[++a];
+            else if (s == "--seed" && more)
+                o.seed = std::stoull(argv[++a]);
             else if (s == "--sizes" && more)
                 o.grids = parse_grids(argv[++a]);
             else if (s == "--precision" && more)
                 o.precision = argv[++a];
             else if (s == "--seed-wisdom" && more)
                 o.seed_wisdom = argv[++a];
-            else if (s == "--seed-configs" && more) {
-                std::vector<json> more_seeds = read_seed_configs(argv[++a]);
-                o.seed_configs.insert(o.seed_configs.end(), more_seeds.begin(), more_seeds.end());
-            } else if (s == "--other-rounds" && more)
-                o.other_rounds = std::stoi(argv[++a]);
+            else if (s == "--config" && more)
+                o.config = argv[++a];
             else if (s == "--only" && more)
                 o.only = argv[++a];
             else if (s == "--unaligned")
@@ -743,10 +766,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "gpu_kernel_bench: %s\n%s", e.what(), usage);
         return 2;
     }
-    if (o.quick) { // a few minutes in all: short searches of the main kernels only
-        o.samples = std::min(o.samples, 8), o.others = 0;
-        o.rounds = std::min(o.rounds, 1), o.other_rounds = 0;
-    }
+    if (o.quick) // a few minutes in all: short searches of the main kernels only
+        o.evals = std::min(o.evals, 16), o.others = 0;
     rt::RuntimeOptions ro;
     ro.cache_dir = "";
     rt::Runtime rt(ro);
