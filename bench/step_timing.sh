@@ -3,14 +3,15 @@
 # PRECISION and writes {"ns_per_point_step", "s_per_step", ...} to JSON, parsed from the
 # summary line Model::run prints ("... s/step, X ns per grid point per step (RK3)").
 # Kernel compilation happens before the time loop and is not in the figure.
-# Usage: step_timing.sh SQUALL CASE PRECISION STEPS OUT.json
+# Usage: step_timing.sh SQUALL CASE PRECISION STEPS OUT.json [squall run options...]
 set -uo pipefail
 squall=$1 case_file=$2 precision=$3 steps=$4 json=$5
+shift 5
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$squall" run "$case_file" --backend gpu --set model.precision="$precision" \
     --set time.max_steps="$steps" --set output.stats_every=0 --set output.status_every=100000 \
-    --set output.dir="$dir" >"$dir/log" 2>&1
+    --set output.dir="$dir" "$@" >"$dir/log" 2>&1
 status=$?
 grep -E "^squall|^step|rror" "$dir/log"
 line=$(grep "ns per grid point per step" "$dir/log" | tail -1)
