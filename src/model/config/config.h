@@ -149,5 +149,8 @@ struct Decomp2 {
     int npx, npy;
 };
 Decomp2 resolve_decomposition(const Config& cfg, int nprocs);
+// Why resolve_decomposition chose `chosen` for `nprocs` ranks, with the other layouts that
+// fit and their cost, for the run's log; empty when the case gave both npx and npy.
+std::string explain_decomposition(const Config& cfg, int nprocs, Decomp2 chosen);
 
 } // namespace squall

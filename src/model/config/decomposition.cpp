@@ -82,13 +82,20 @@ std::string grid_text(const GridConfig& g) {
     return fmt::format("the {} x {} x {} grid", g.itot, g.jtot, g.ktot);
 }
 
+// The model of a layout's cost: the halo columns a rank exchanges, imax + jmax (its halo
+// volume is 2 x 3 x (imax + jmax) x levels per field). The pencil transposes move the same
+// volume in every layout.
+long halo_cost(const GridConfig& g, Decomp2 d) {
+    return long(g.itot / d.npx) + long(g.jtot / d.npy);
+}
+
 // Smallest halo perimeter imax + jmax per rank; ties go to the larger npy, which keeps
 // the contiguous x rows long.
 Decomp2 best(const GridConfig& g, const std::vector<Decomp2>& fits) {
     Decomp2 choice = fits.front();
     long best_cost = -1;
     for (const auto& d : fits) {
-        const long cost = long(g.itot / d.npx) + long(g.jtot / d.npy);
+        const long cost = halo_cost(g, d);
         if (best_cost < 0 || cost < best_cost || (cost == best_cost && d.npy > choice.npy))
             choice = d, best_cost = cost;
     }
@@ -146,6 +153,25 @@ Decomp2 resolve_decomposition(const Config& cfg, int nprocs) {
     throw ConfigError(fmt::format("{}: mpi: no decomposition of {} fits {} rank{}{} ({}). {}",
                                   where(cfg), grid_text(g), nprocs, nprocs == 1 ? "" : "s", pinned,
                                   fmt::join(why, "; "), advice));
+}
+
+std::string explain_decomposition(const Config& cfg, int nprocs, Decomp2 chosen) {
+    if (cfg.mpi.npx > 0 && cfg.mpi.npy > 0) return {};
+    const GridConfig& g = cfg.grid;
+    std::vector<std::string> others;
+    for (const Decomp2& d : fitting(g, nprocs, cfg.mpi.npx, cfg.mpi.npy))
+        if (d.npx != chosen.npx || d.npy != chosen.npy)
+            others.push_back(fmt::format("{} x {} ({})", d.npx, d.npy, halo_cost(g, d)));
+    return fmt::format(
+        "layout {} x {} chosen automatically{}: the fewest halo columns per rank, imax + jmax = "
+        "{} + {} = {}; {}; set mpi.npx and mpi.npy to choose",
+        chosen.npx, chosen.npy,
+        cfg.mpi.npx > 0   ? fmt::format(" with mpi.npx = {}", cfg.mpi.npx)
+        : cfg.mpi.npy > 0 ? fmt::format(" with mpi.npy = {}", cfg.mpi.npy)
+                          : "",
+        g.itot / chosen.npx, g.jtot / chosen.npy, halo_cost(g, chosen),
+        others.empty() ? std::string("no other layout fits")
+                       : fmt::format("the others that fit: {}", fmt::join(others, ", ")));
 }
 
 } // namespace squall

@@ -117,6 +117,10 @@ int run_case(const Config& cfg_in) {
                    cfg.name, nprocs, np.npx, np.npy,
                    cfg.precision == Precision::single ? "float" : "double",
                    cfg.backend == Backend::gpu ? "gpu" : "cpu");
+        if (nprocs > 1) {
+            if (const std::string why = explain_decomposition(cfg, nprocs, np); !why.empty())
+                fmt::print("squall: {}\n", why);
+        }
         fmt::print("--- resolved configuration ---\n{}\n------------------------------\n",
                    cfg.resolved_yaml);
     }

@@ -76,6 +76,21 @@ TEST(Decomposition, AutomaticChoice) {
     }
 }
 
+// The log's reason for an automatic layout: the choice, its cost and the alternatives
+// with theirs; nothing when the case gave the layout.
+TEST(Decomposition, AutomaticChoiceIsExplained) {
+    const Config c = grid_case(64, 64, 32);
+    const std::string why = explain_decomposition(c, 8, resolve_decomposition(c, 8));
+    EXPECT_TRUE(contains(why, "layout 2 x 4 chosen automatically")) << why;
+    EXPECT_TRUE(contains(why, "imax + jmax = 32 + 16 = 48")) << why;
+    EXPECT_TRUE(contains(why, "1 x 8 (72), 4 x 2 (48), 8 x 1 (72)")) << why;
+    const Config pinned = grid_case(64, 64, 32, 4, 0);
+    EXPECT_TRUE(contains(explain_decomposition(pinned, 8, resolve_decomposition(pinned, 8)),
+                         "with mpi.npx = 4: the fewest halo columns per rank, imax + jmax = 16 + "
+                         "32 = 48; no other layout fits"));
+    EXPECT_EQ(explain_decomposition(grid_case(64, 64, 32, 2, 4), 8, {2, 4}), "");
+}
+
 TEST(Decomposition, OneDirectionPinned) {
     Decomp2 d = resolve_decomposition(grid_case(64, 64, 32, 4, 0), 8);
     EXPECT_EQ(d.npx, 4);
