@@ -371,9 +371,9 @@ void read_sections(CaseReader& r, Config& c) {
 
     if (c.tendencies == Tendencies::fused && !fused_tendencies_available(c))
         r.fail_key("model.tendencies",
-                   fmt::format("fused needs advection.scheme 2i5, diffusion.type smag2 and "
-                               "thermo.type dry or buoy (the fused kernels), got {}, {} and {}; "
-                               "use separate or auto",
+                   fmt::format("fused needs advection.scheme 2i5 with diffusion.type smag2, "
+                               "or 2 with constant, and thermo.type dry or buoy (the fused "
+                               "kernels), got {}, {} and {}; use separate or auto",
                                name_of(advec_names, c.advec), name_of(diff_names, c.diff),
                                name_of(thermo_names, c.thermo)));
 
@@ -417,8 +417,9 @@ void read_sections(CaseReader& r, Config& c) {
 } // namespace cfg
 
 bool fused_tendencies_available(const Config& c) {
-    return c.advec == AdvecScheme::second_i5 && c.diff == DiffType::smag2 &&
-           (c.thermo == ThermoType::dry || c.thermo == ThermoType::buoy);
+    const bool pair = (c.advec == AdvecScheme::second_i5 && c.diff == DiffType::smag2) ||
+                      (c.advec == AdvecScheme::second && c.diff == DiffType::constant);
+    return pair && (c.thermo == ThermoType::dry || c.thermo == ThermoType::buoy);
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {

@@ -146,8 +146,8 @@ struct Config {
 // reported with the source "<command line>". Throws ConfigError.
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
-// Whether the fused tendency kernels cover the case: 2i5 advection, Smagorinsky diffusion
-// and a buoyancy (the momentum kernel adds it to w).
+// Whether the fused tendency kernels cover the case: 2i5 advection with Smagorinsky
+// diffusion or 2 with constant diffusion, and a buoyancy (the momentum kernels add it to w).
 bool fused_tendencies_available(const Config& c);
 
 // Choose or check the MPI decomposition for `nprocs` ranks. npx/npy == 0 means

@@ -134,11 +134,28 @@ bool Model<T>::fused_tendencies() const {
     return cfg_.tendencies == Tendencies::fused && fused_tendencies_available(cfg_);
 }
 
-// advection() and diffusion() for 2i5, smag2 and a buoyancy: each variable's advection and
-// diffusion in one kernel, bitwise the same tendencies (kernels/tend_fused.cuh).
+// advection() and diffusion() with a buoyancy, for 2i5 with smag2 or 2 with constant
+// diffusion: the momentum's and the scalar's advection and diffusion in one kernel each,
+// bitwise the same tendencies (kernels/tend_fused.cuh).
 template <typename T>
 void Model<T>::advection_diffusion_fused() {
-    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data(), *ev = f_.evisc.data();
+    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
+    if (cfg_.diff == DiffType::constant) {
+        launch_on_grid(sq::TendUVW2Const<T>{.ut = f_.ut.data(),
+                                            .vt = f_.vt.data(),
+                                            .wt = f_.wt.data(),
+                                            .u = u,
+                                            .v = v,
+                                            .w = w,
+                                            .th = f_.s.data(),
+                                            .nu = T(cfg_.nu),
+                                            .g_over_thref = buoyancy_factor(),
+                                            .thref = buoyancy_reference()});
+        launch_on_grid(sq::TendS2Const<T>{
+            .st = f_.st.data(), .s = f_.s.data(), .u = u, .v = v, .w = w, .kappa = T(cfg_.kappa)});
+        return;
+    }
+    const T* ev = f_.evisc.data();
     launch_on_grid(sq::TendUVW2i5Smag<T>{.ut = f_.ut.data(),
                                          .vt = f_.vt.data(),
                                          .wt = f_.wt.data(),

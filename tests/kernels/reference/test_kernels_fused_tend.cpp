@@ -1,8 +1,8 @@
 // The fused tendency kernels (kernels/tend_fused.cuh) against the separate kernels they
 // fuse, launched in the model's order (tendencies.cpp: the advection of every variable,
 // then its diffusion): every element of every tendency array, ghost cells included, must be
-// bitwise equal, on the random non-cubic stretched grid with walls, with and without wall
-// fluxes, in float and double.
+// bitwise equal, on the random non-cubic stretched grid with walls, in float and double;
+// 2i5 with Smagorinsky with and without wall fluxes, 2 with constant diffusion.
 #include "kernels/tend_fused.cuh"
 
 #include "ref_harness.h"
@@ -53,6 +53,28 @@ long changed_outside(const RefGrid& g, const std::vector<T>& got, const std::vec
                 if (!inside) n += std::memcmp(&got[p], &initial[p], sizeof(T)) != 0;
             }
     return n;
+}
+
+// The fused results against the separate ones, bit for bit; every interior point received
+// a tendency, nothing else was written (w's wall face included).
+template <typename T>
+void expect_same(const RefGrid& g, const State<T>& sep, const State<T>& fused,
+                 const State<T>& initial) {
+    const int ks = g.kstart, ke = g.kend;
+    const struct {
+        const char* name;
+        const std::vector<T>&got, &want, &init;
+        int k0;
+    } outputs[] = {{"ut", fused.ut, sep.ut, initial.ut, ks},
+                   {"vt", fused.vt, sep.vt, initial.vt, ks},
+                   {"wt", fused.wt, sep.wt, initial.wt, ks + 1},
+                   {"st", fused.st, sep.st, initial.st, ks}};
+    for (const auto& o : outputs) {
+        EXPECT_EQ(differing(o.got, o.want), 0) << o.name << ": fused differs from separate";
+        const long interior = long(g.itot) * g.jtot * (ke - o.k0);
+        EXPECT_EQ(differing(o.got, o.init), interior) << o.name;
+        EXPECT_EQ(changed_outside(g, o.got, o.init, o.k0, ke), 0) << o.name;
+    }
 }
 
 template <typename T>
@@ -142,26 +164,58 @@ void check(bool with_flux) {
                                    .kk = m.kk},
                g, ks, ke);
 
-    const struct {
-        const char* name;
-        const std::vector<T>&got, &want, &init;
-        int k0;
-    } outputs[] = {{"ut", fused.ut, sep.ut, initial.ut, ks},
-                   {"vt", fused.vt, sep.vt, initial.vt, ks},
-                   {"wt", fused.wt, sep.wt, initial.wt, ks + 1},
-                   {"st", fused.st, sep.st, initial.st, ks}};
-    for (const auto& o : outputs) {
-        EXPECT_EQ(differing(o.got, o.want), 0) << o.name << ": fused differs from separate";
-        // Every interior point received a tendency; nothing else was written.
-        const long interior = long(g.itot) * g.jtot * (ke - o.k0);
-        EXPECT_EQ(differing(o.got, o.init), interior) << o.name;
-        EXPECT_EQ(changed_outside(g, o.got, o.init, o.k0, ke), 0) << o.name;
-    }
+    expect_same(g, sep, fused, initial);
+}
+
+// 2nd-order advection and constant diffusion (TendUVW2Const, TendS2Const) the same way.
+template <typename T>
+void check_const() {
+    const Inputs in = make_inputs<T>();
+    const RefGrid& g = in.g;
+    const Metrics<T> m(g);
+    const State<T> initial(in);
+    State<T> sep(in), fused(in);
+    const T g_over_thref = T(gravity / thref), tref = T(thref);
+    const int ks = g.kstart, ke = g.kend;
+    const T *u = initial.u.data(), *v = initial.v.data(), *w = initial.w.data();
+    const T* th = initial.th.data();
+    const T *dzi = m.dzi.data(), *dzhi = m.dzhi.data(), *rho = m.rho.data(), *rhoh = m.rhoh.data();
+    run_kernel(sq::AdvecU2<T>{sep.ut.data(), u, v, w, dzi, rho, rhoh, m.dxi, m.dyi, m.jj, m.kk}, g,
+               ks, ke);
+    run_kernel(sq::AdvecV2<T>{sep.vt.data(), u, v, w, dzi, rho, rhoh, m.dxi, m.dyi, m.jj, m.kk}, g,
+               ks, ke);
+    run_kernel(sq::AdvecW2Buoy<T>{sep.wt.data(), u, v, w, th, dzhi, rho, rhoh, m.dxi, m.dyi,
+                                  g_over_thref, tref, m.jj, m.kk},
+               g, ks + 1, ke);
+    run_kernel(sq::AdvecS2<T>{sep.st.data(), th, u, v, w, dzi, rho, rhoh, m.dxi, m.dyi, m.jj, m.kk},
+               g, ks, ke);
+    const auto diff = [&](T* at, const T* a, double K) {
+        return sq::DiffU2<T>{at, a, dzi, dzhi, rho, rhoh, m.dxi, m.dyi, T(K), m.jj, m.kk};
+    };
+    run_kernel(diff(sep.ut.data(), u, nu), g, ks, ke);
+    run_kernel(diff(sep.vt.data(), v, nu), g, ks, ke);
+    run_kernel(
+        sq::DiffW2<T>{sep.wt.data(), w, dzi, dzhi, rho, rhoh, m.dxi, m.dyi, T(nu), m.jj, m.kk}, g,
+        ks + 1, ke);
+    run_kernel(diff(sep.st.data(), th, kappa), g, ks, ke);
+
+    run_kernel(sq::TendUVW2Const<T>{fused.ut.data(), fused.vt.data(), fused.wt.data(), u, v, w, th,
+                                    dzi, dzhi, rho, rhoh, m.dxi, m.dyi, T(nu), g_over_thref, tref,
+                                    ks, m.jj, m.kk},
+               g, ks, ke);
+    run_kernel(sq::TendS2Const<T>{fused.st.data(), th, u, v, w, dzi, dzhi, rho, rhoh, m.dxi, m.dyi,
+                                  T(kappa), m.jj, m.kk},
+               g, ks, ke);
+    expect_same(g, sep, fused, initial);
 }
 
 TYPED_TEST(FusedTendencies, BitwiseEqualToSeparateKernels) {
     check<TypeParam>(true);
     check<TypeParam>(false);
+}
+
+TYPED_TEST(FusedTendencies, SecondOrderConstantBitwiseEqualToSeparateKernels) {
+    check_const<TypeParam>();
 }
 
 // The sum's order matters: adding the two terms first would change results in the last
