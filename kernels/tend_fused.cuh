@@ -3,9 +3,9 @@
 // the per-point values of the advection kernels (advec.cuh, with the buoyancy of thermo.cuh
 // on w) and of the diffusion kernels (diff.cuh, diff_fused.cuh), 2i5 with Smagorinsky or 2
 // with constant diffusion, so that the velocities (and evisc, th) are read once for both
-// and each tendency is read and written once instead of twice. store() adds the advection first and
-// the diffusion to that sum, the order of the separate kernels, so the results are bitwise those of
-// the separate launches.
+// and each tendency is read and written once instead of twice. store() adds the advection
+// first and the diffusion to that sum, the order of the separate kernels, so the results
+// are bitwise those of the separate launches.
 #include "advec.cuh"
 #include "diff.cuh"
 #include "diff_fused.cuh"
