@@ -15,8 +15,9 @@ struct ConfigError : std::runtime_error {
 
 enum class Precision { single, dbl };
 enum class Backend { automatic, cpu, gpu };
-// model.tendencies: advection and diffusion in one kernel per variable (kernels/tend_fused.cuh)
-// or in separate ones; automatic picks per backend (tendencies.cpp: fused_tendencies).
+// model.tendencies: advection and diffusion in fused kernels, one for u, v, w and one for the
+// scalar (kernels/tend_fused.cuh), or in separate ones; automatic picks per backend
+// (tendencies.cpp: fused_tendencies).
 enum class Tendencies { automatic, fused, separate };
 enum class AdvecScheme { second, second_i5 };          // "2", "2i5"
 enum class DiffType { none, constant, smag2 };

@@ -119,7 +119,7 @@ private:
     void tendencies();
     void advection();
     void diffusion();
-    void advection_diffusion_fused(); // advection() then diffusion(), one kernel per variable
+    void advection_diffusion_fused(); // advection() then diffusion() in the fused kernels
     bool has_buoyancy() const;
     T buoyancy_factor() const;
     T buoyancy_reference() const;
