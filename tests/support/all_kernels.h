@@ -11,6 +11,7 @@
 #include "kernels/halo.cuh"
 #include "kernels/pressure.cuh"
 #include "kernels/surface.cuh"
+#include "kernels/tend_fused.cuh"
 #include "kernels/thermo.cuh"
 #include "kernels/timeint.cuh"
 
@@ -25,8 +26,8 @@ template <template <class> class... A, template <class> class... B>
 KernelList<A..., B...> operator+(KernelList<A...>, KernelList<B...>);
 using AllKernels = decltype(sq::AdvecKernels{} + sq::BoundaryKernels{} + sq::DiagnosticKernels{} +
                             sq::DiffKernels{} + sq::DiffFusedKernels{} + sq::HaloKernels{} +
-                            sq::PressureKernels{} + sq::SurfaceKernels{} + sq::ThermoKernels{} +
-                            sq::TimeintKernels{});
+                            sq::PressureKernels{} + sq::SurfaceKernels{} + sq::TendFusedKernels{} +
+                            sq::ThermoKernels{} + sq::TimeintKernels{});
 
 // The forms: operator()(i, j, k) returning void (3-D), operator()(i, j) (per column), or
 // returning the point's value (a reduction: max, or sum where F::summed).

@@ -25,8 +25,8 @@ constexpr int wall_levels() {
 // tests/backends/cpu/test_cpu_rows.cpp checks every kernel named here through
 // for_each_rows, as the model launches them.
 inline constexpr std::string_view interior_promised[] = {
-    "advec_u_2i5",      "advec_v_2i5",   "advec_w_2i5", "advec_s_2i5",
-    "advec_w_2i5_buoy", "diff_uvw_smag", "diff_c_smag"};
+    "advec_u_2i5",   "advec_v_2i5", "advec_w_2i5",       "advec_s_2i5",    "advec_w_2i5_buoy",
+    "diff_uvw_smag", "diff_c_smag", "tend_uvw_2i5_smag", "tend_s_2i5_smag"};
 
 template <class F>
 constexpr bool promises_interior() {

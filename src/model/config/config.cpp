@@ -20,7 +20,7 @@ namespace cfg {
 
 const std::vector<SectionKeys>& schema_sections() {
     static const std::vector<SectionKeys> sections = {
-        {"model", {"precision", "backend"}},
+        {"model", {"precision", "backend", "tendencies"}},
         {"grid",
          {"itot", "jtot", "ktot", "xsize", "ysize", "zsize", "z", "stretch", "stretch_factor"}},
         {"mpi", {"npx", "npy"}},
@@ -213,6 +213,7 @@ void read_sections(CaseReader& r, Config& c) {
     Section model = top.child("model", keys_of("model"));
     model.choice("precision", c.precision, precision_names);
     model.choice("backend", c.backend, backend_names);
+    model.choice("tendencies", c.tendencies, tendencies_names);
 
     Section grid = top.child("grid", keys_of("grid"));
     for (const char* k : {"itot", "ktot", "xsize", "zsize"}) grid.require(k);
@@ -368,6 +369,14 @@ void read_sections(CaseReader& r, Config& c) {
                                        format_real(z0), format_real(z1)));
     }
 
+    if (c.tendencies == Tendencies::fused && !fused_tendencies_available(c))
+        r.fail_key("model.tendencies",
+                   fmt::format("fused needs advection.scheme 2i5 with diffusion.type smag2, "
+                               "or 2 with constant, and thermo.type dry or buoy (the fused "
+                               "kernels), got {}, {} and {}; use separate or auto",
+                               name_of(advec_names, c.advec), name_of(diff_names, c.diff),
+                               name_of(thermo_names, c.thermo)));
+
     if (!(c.sponge.zstart < g.zsize))
         r.fail_key("sponge.zstart",
                    fmt::format("{} must be below grid.zsize = {}", format_real(c.sponge.zstart),
@@ -406,6 +415,12 @@ void read_sections(CaseReader& r, Config& c) {
 
 } // namespace
 } // namespace cfg
+
+bool fused_tendencies_available(const Config& c) {
+    const bool pair = (c.advec == AdvecScheme::second_i5 && c.diff == DiffType::smag2) ||
+                      (c.advec == AdvecScheme::second && c.diff == DiffType::constant);
+    return pair && (c.thermo == ThermoType::dry || c.thermo == ThermoType::buoy);
+}
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
     YAML::Node root = cfg::parse_file(path);

@@ -15,6 +15,10 @@ struct ConfigError : std::runtime_error {
 
 enum class Precision { single, dbl };
 enum class Backend { automatic, cpu, gpu };
+// model.tendencies: advection and diffusion in fused kernels, one for u, v, w and one for the
+// scalar (kernels/tend_fused.cuh), or in separate ones; automatic picks per backend
+// (tendencies.cpp: fused_tendencies).
+enum class Tendencies { automatic, fused, separate };
 enum class AdvecScheme { second, second_i5 };          // "2", "2i5"
 enum class DiffType { none, constant, smag2 };
 enum class ThermoType { none, dry, buoy };              // dry: prognostic th; buoy: prognostic b
@@ -89,6 +93,7 @@ struct Config {
 
     Precision precision = Precision::dbl;               // model.precision: float | double
     Backend backend = Backend::automatic;               // model.backend: auto | cpu | gpu
+    Tendencies tendencies = Tendencies::automatic;      // model.tendencies: auto | fused | separate
 
     GridConfig grid;
     MpiConfig mpi;
@@ -141,6 +146,10 @@ struct Config {
 // the command line (e.g. "grid.itot=32"); they are applied before validation and
 // reported with the source "<command line>". Throws ConfigError.
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// Whether the fused tendency kernels cover the case: 2i5 advection with Smagorinsky
+// diffusion or 2 with constant diffusion, and a buoyancy (the momentum kernels add it to w).
+bool fused_tendencies_available(const Config& c);
 
 // Choose or check the MPI decomposition for `nprocs` ranks. npx/npy == 0 means
 // automatic. Returns {npx, npy}; throws ConfigError explaining why a given

@@ -59,6 +59,7 @@ std::string emit_resolved(const Config& c) {
     w.begin("model");
     w.text("precision", name_of(precision_names, c.precision));
     w.text("backend", name_of(backend_names, c.backend));
+    w.text("tendencies", name_of(tendencies_names, c.tendencies));
     w.end();
 
     const GridConfig& g = c.grid;

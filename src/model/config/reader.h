@@ -154,6 +154,9 @@ inline constexpr Named<Precision> precision_names[] = {{"float", Precision::sing
                                                        {"double", Precision::dbl}};
 inline constexpr Named<Backend> backend_names[] = {
     {"auto", Backend::automatic}, {"cpu", Backend::cpu}, {"gpu", Backend::gpu}};
+inline constexpr Named<Tendencies> tendencies_names[] = {{"auto", Tendencies::automatic},
+                                                         {"fused", Tendencies::fused},
+                                                         {"separate", Tendencies::separate}};
 inline constexpr Named<AdvecScheme> advec_names[] = {{"2", AdvecScheme::second},
                                                      {"2i5", AdvecScheme::second_i5}};
 inline constexpr Named<DiffType> diff_names[] = {

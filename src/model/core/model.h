@@ -66,6 +66,8 @@ public:
 
     Fields<T>& fields() { return f_; }
     bool on_device() const { return on_device_; }
+    // Whether a substep's advection and diffusion run as fused kernels (model.tendencies).
+    bool fused_tendencies() const;
     // Copies the whole state back to the host copies (no-op on the CPU).
     void to_host() { f_.to_host(); }
     const Grid<T>& grid() const { return g_; }
@@ -117,6 +119,7 @@ private:
     void tendencies();
     void advection();
     void diffusion();
+    void advection_diffusion_fused(); // advection() then diffusion() in the fused kernels
     bool has_buoyancy() const;
     T buoyancy_factor() const;
     T buoyancy_reference() const;

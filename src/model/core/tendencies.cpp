@@ -6,6 +6,7 @@
 #include "kernels/boundary.cuh"
 #include "kernels/diff.cuh"
 #include "kernels/diff_fused.cuh"
+#include "kernels/tend_fused.cuh"
 #include "kernels/thermo.cuh"
 #include "kernels/timeint.cuh"
 #include "model/core/interior.h"
@@ -126,6 +127,62 @@ void Model<T>::diffusion() {
     }
 }
 
+// model.tendencies: auto runs the separate kernels on both backends (the fused ones are not
+// yet measured on the GPU). load_config refuses fused where the fused kernels do not apply.
+template <typename T>
+bool Model<T>::fused_tendencies() const {
+    return cfg_.tendencies == Tendencies::fused && fused_tendencies_available(cfg_);
+}
+
+// advection() and diffusion() with a buoyancy, for 2i5 with smag2 or 2 with constant
+// diffusion: the momentum's and the scalar's advection and diffusion in one kernel each,
+// bitwise the same tendencies (kernels/tend_fused.cuh).
+template <typename T>
+void Model<T>::advection_diffusion_fused() {
+    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
+    if (cfg_.diff == DiffType::constant) {
+        launch_on_grid(sq::TendUVW2Const<T>{.ut = f_.ut.data(),
+                                            .vt = f_.vt.data(),
+                                            .wt = f_.wt.data(),
+                                            .u = u,
+                                            .v = v,
+                                            .w = w,
+                                            .th = f_.s.data(),
+                                            .nu = T(cfg_.nu),
+                                            .g_over_thref = buoyancy_factor(),
+                                            .thref = buoyancy_reference()});
+        launch_on_grid(sq::TendS2Const<T>{
+            .st = f_.st.data(), .s = f_.s.data(), .u = u, .v = v, .w = w, .kappa = T(cfg_.kappa)});
+        return;
+    }
+    const T* ev = f_.evisc.data();
+    launch_on_grid(sq::TendUVW2i5Smag<T>{.ut = f_.ut.data(),
+                                         .vt = f_.vt.data(),
+                                         .wt = f_.wt.data(),
+                                         .u = u,
+                                         .v = v,
+                                         .w = w,
+                                         .evisc = ev,
+                                         .th = f_.s.data(),
+                                         .nu = T(cfg_.nu),
+                                         .g_over_thref = buoyancy_factor(),
+                                         .thref = buoyancy_reference(),
+                                         .ufluxbot = surface() ? f_.u_fluxbot.data() : nullptr,
+                                         .ufluxtop = nullptr,
+                                         .vfluxbot = surface() ? f_.v_fluxbot.data() : nullptr,
+                                         .vfluxtop = nullptr});
+    launch_on_grid(sq::TendS2i5Smag<T>{.st = f_.st.data(),
+                                       .s = f_.s.data(),
+                                       .u = u,
+                                       .v = v,
+                                       .w = w,
+                                       .evisc = ev,
+                                       .prandtl_t_inv = T(1.0 / cfg_.prandtl_t),
+                                       .kappa = T(cfg_.kappa),
+                                       .fluxbot = surface() ? f_.s_fluxbot.data() : nullptr,
+                                       .fluxtop = nullptr});
+}
+
 // The buoyancy joins w's advection (AdvecW2Buoy, AdvecW2i5Buoy): wt is read and written
 // once for both instead of twice.
 template <typename T>
@@ -175,8 +232,12 @@ void Model<T>::sponge() {
 
 template <typename T>
 void Model<T>::tendencies() {
-    advection();
-    diffusion();
+    if (fused_tendencies()) {
+        advection_diffusion_fused();
+    } else {
+        advection();
+        diffusion();
+    }
     sponge();
 }
 

@@ -14,6 +14,7 @@
 #include "kernels/advec.cuh"
 #include "kernels/diff.cuh"
 #include "kernels/diff_fused.cuh"
+#include "kernels/tend_fused.cuh"
 #include "kernels/thermo.cuh"
 
 namespace {
@@ -139,6 +140,62 @@ std::set<std::string> check_all() {
                                 .kend = b.kend,
                                 .jj = b.jj,
                                 .kk = b.kk};
+    }));
+    // The fused tendencies: the momentum kernel once per output, like DiffUVWSmag.
+    const auto tend = [&](T* ut, T* vt, T* wt) {
+        return sq::TendUVW2i5Smag<T>{.ut = ut,
+                                     .vt = vt,
+                                     .wt = wt,
+                                     .u = u.data(),
+                                     .v = v.data(),
+                                     .w = w.data(),
+                                     .evisc = evisc.data(),
+                                     .th = s.data(),
+                                     .dzi = p,
+                                     .dzhi = p,
+                                     .rho = p,
+                                     .rhoh = p,
+                                     .dxi = T(3),
+                                     .dyi = T(4),
+                                     .nu = T(1e-3),
+                                     .g_over_thref = T(0.0327),
+                                     .thref = T(300),
+                                     .ufluxbot = flux.data(),
+                                     .ufluxtop = nullptr,
+                                     .vfluxbot = flux.data(),
+                                     .vfluxtop = nullptr,
+                                     .kstart = b.kstart,
+                                     .kend = b.kend,
+                                     .jj = b.jj,
+                                     .kk = b.kk};
+    };
+    names.insert(
+        check_kernel(b, [&](T* out) { return tend(out, scratch1.data(), scratch2.data()); }));
+    names.insert(
+        check_kernel(b, [&](T* out) { return tend(scratch1.data(), out, scratch2.data()); }));
+    names.insert(
+        check_kernel(b, [&](T* out) { return tend(scratch1.data(), scratch2.data(), out); }));
+    names.insert(check_kernel(b, [&](T* out) {
+        return sq::TendS2i5Smag<T>{.st = out,
+                                   .s = s.data(),
+                                   .u = u.data(),
+                                   .v = v.data(),
+                                   .w = w.data(),
+                                   .evisc = evisc.data(),
+                                   .dzi = p,
+                                   .dzhi = p,
+                                   .rho = p,
+                                   .rhoh = p,
+                                   .dxi = T(3),
+                                   .dyi = T(4),
+                                   .prandtl_t_inv = T(3),
+                                   .kappa = T(1e-3),
+                                   .fluxbot = flux.data(),
+                                   .fluxtop = nullptr,
+                                   .kstart = b.kstart,
+                                   .kend = b.kend,
+                                   .jj = b.jj,
+                                   .kk = b.kk};
     }));
     return names;
 }

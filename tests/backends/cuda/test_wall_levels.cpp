@@ -56,9 +56,9 @@ void check_kernel(F*, int& kernels) {
 }
 
 TEST(WallLevels, DeclaredLevelsAreExactlyWhereTheWallBranchesAre) {
-    // advec_{u,v,w,s}_2i5, advec_w_2i5_buoy, diff_{u,v,c}_smag and diff_uvw_smag, in float and
-    // double.
-    EXPECT_EQ(for_each_kernel(Kernels3d{}, [](auto* f, int& n) { check_kernel(f, n); }), 18);
+    // advec_{u,v,w,s}_2i5, advec_w_2i5_buoy, diff_{u,v,c}_smag, diff_uvw_smag and
+    // tend_{uvw,s}_2i5_smag, in float and double.
+    EXPECT_EQ(for_each_kernel(Kernels3d{}, [](auto* f, int& n) { check_kernel(f, n); }), 22);
 }
 
 } // namespace

@@ -53,6 +53,7 @@ void expect_same(const Config& a, const Config& b) {
     EXPECT_EQ(a.name, b.name);
     EXPECT_EQ(a.precision, b.precision);
     EXPECT_EQ(a.backend, b.backend);
+    EXPECT_EQ(a.tendencies, b.tendencies);
     EXPECT_EQ(a.grid.itot, b.grid.itot);
     EXPECT_EQ(a.grid.jtot, b.grid.jtot);
     EXPECT_EQ(a.grid.ktot, b.grid.ktot);
@@ -121,6 +122,7 @@ TEST(Config, FullCaseReadsEveryField) {
     EXPECT_EQ(c.name, "fullcase");
     EXPECT_EQ(c.precision, Precision::single);
     EXPECT_EQ(c.backend, Backend::cpu);
+    EXPECT_EQ(c.tendencies, Tendencies::separate);
     EXPECT_EQ(c.grid.itot, 48);
     EXPECT_EQ(c.grid.jtot, 24);
     EXPECT_EQ(c.grid.ktot, 4);
@@ -188,6 +190,7 @@ TEST(Config, Defaults) {
     EXPECT_EQ(c.name, "minimal"); // the file stem
     EXPECT_EQ(c.precision, Precision::dbl);
     EXPECT_EQ(c.backend, Backend::automatic);
+    EXPECT_EQ(c.tendencies, Tendencies::automatic);
     EXPECT_EQ(c.grid.jtot, 1);
     EXPECT_EQ(c.grid.ysize, 1.0);
     EXPECT_TRUE(c.grid.z.empty());
@@ -269,6 +272,7 @@ TEST(Config, ResolvedYamlRoundTrip) {
         EXPECT_EQ(a.resolved_yaml.rfind("name: ", 0), 0u);
         for (const char* key : {"precision:",
                                 "backend:",
+                                "tendencies:",
                                 "itot:",
                                 "jtot:",
                                 "ktot:",
