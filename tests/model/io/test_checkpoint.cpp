@@ -88,9 +88,10 @@ TEST_F(Checkpoint, OtherPhysicsIsRefused) {
 
 TEST_F(Checkpoint, RunControlAndOutputKeysMayChange) {
     const std::string file = good_checkpoint();
-    EXPECT_EQ(restart_error(file, drycbl({"time.endtime=9000", "time.max_steps=50",
-                                          "output.status_every=3", "output.checkpoint_keep=5",
-                                          "time.walltime_limit=100", "mpi.npx=1"})),
+    EXPECT_EQ(restart_error(
+                  file, drycbl({"time.endtime=9000", "time.max_steps=50", "output.status_every=3",
+                                "output.checkpoint_keep=5", "time.walltime_limit=100", "mpi.npx=1",
+                                "model.tendencies=fused"})),
               "");
 }
 
