@@ -364,6 +364,7 @@ void Model<T>::print_status(double wall_per_step, double eta) {
 template <typename T>
 void Model<T>::sample_stats() {
     if (!stats_) return;
+    const double t0 = wall_seconds();
     const Diagnostics dg = diagnostics();
     check_finite(*this, dg); // a NaN state is not sampled
     // Statistics reads the host copies; on the GPU bring the sampled arrays down first.
@@ -393,14 +394,43 @@ void Model<T>::sample_stats() {
     in.div = dg.div;
     stats_->sample(time(), nstep_, in);
     stats_->write();
+    output_time_.seconds[0] += wall_seconds() - t0;
+    ++output_time_.samples[0];
 }
 
 template <typename T>
 void Model<T>::sample_output(bool first) {
     if (!output_) return;
     const double t = output_time();
-    if (icross_every_ > 0 && (first || itime_ % icross_every_ == 0)) output_->cross(t);
-    if (ifields_every_ > 0 && (first || itime_ % ifields_every_ == 0)) output_->fields(itime_, t);
+    auto timed = [&](int n, auto&& write) {
+        const double t0 = wall_seconds();
+        write();
+        output_time_.seconds[n] += wall_seconds() - t0;
+        ++output_time_.samples[n];
+    };
+    if (icross_every_ > 0 && (first || itime_ % icross_every_ == 0))
+        timed(1, [&] { output_->cross(t); });
+    if (ifields_every_ > 0 && (first || itime_ % ifields_every_ == 0))
+        timed(2, [&] { output_->fields(itime_, t); });
+}
+
+// Rank 0's time in output (it writes every file): per sample of each kind, and the share
+// of the loop's wall time, so that a user sees what an output interval costs.
+template <typename T>
+void Model<T>::print_output_time(double loop_seconds) const {
+    const char* names[3] = {"statistics", "cross-sections", "3-D fields"};
+    std::string parts;
+    double sum = 0;
+    for (int n = 0; n < 3; ++n) {
+        const OutputTime& o = output_time_;
+        if (o.samples[n] == 0) continue;
+        parts += fmt::format("{}{} {} x {:.2f} ms", parts.empty() ? "" : ", ", names[n],
+                             o.samples[n], 1e3 * o.seconds[n] / double(o.samples[n]));
+        sum += o.seconds[n];
+    }
+    if (!parts.empty())
+        fmt::print("squall: output: {}; {:.2f}% of the run's wall time\n", parts,
+                   100 * sum / loop_seconds);
 }
 
 template <typename T>
@@ -450,6 +480,7 @@ void Model<T>::run() {
                    nrun, total, total / nrun, 1e9 * total / nrun / points, cfg_.rk_order);
     }
     if (nrun > 0) print_comm_time(decomp_.comm, total, nrun);
+    if (decomp_.rank == 0 && nrun > 0) print_output_time(total);
     if (on_device_ ? gpu_runtime().profiling() : cpu::profiling()) {
         const std::string table =
             on_device_ ? profile_table(gpu_runtime().profile(), total, nstep_ - n_first, "GPU",

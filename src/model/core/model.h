@@ -108,6 +108,12 @@ private:
     std::int64_t itime_last_checkpoint_ = -1;
     double wall_start_ = wall_seconds(), wall_last_step_ = -1, wall_last_checkpoint_ = -1;
     double checkpoint_seconds_ = -1; // the last write's duration (-1: none yet)
+    // What output cost this run (wall seconds, samples): statistics, cross-sections, 3-D
+    // fields; printed at the end of run().
+    struct OutputTime {
+        double seconds[3] = {0, 0, 0};
+        long samples[3] = {0, 0, 0};
+    } output_time_;
     static double wall_seconds();
     std::vector<io::CheckpointField<T>> checkpoint_fields();
     bool checkpoint_after_step(); // at the end of every step; true: stop the run
@@ -135,6 +141,7 @@ private:
     void print_status(double wall_per_step, double eta);
     void sample_stats();
     void sample_output(bool first); // cross-sections and 3-D fields due at this time
+    void print_output_time(double loop_seconds) const; // rank 0: output_time_ of this run
     // Model time in s as the nearest double, for output files: 60 s, where time() =
     // itime * 1e-9 gives 60.00000000000001.
     double output_time() const {

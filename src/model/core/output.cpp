@@ -243,38 +243,47 @@ void Output<T>::derive(const Section& s, const Var& v) {
     const auto& d = g_.d;
     const Part p = part(s, v, d.ioffset, d.joffset, d.imax, d.jmax);
     if (p.k.empty() || p.j.empty() || p.i.empty()) return;
-    // The box around this rank's kept points (positions may be listed in any order).
+    // The box around this rank's kept points (positions may be listed in any order), one
+    // launch per kept plane across the section: the planes of a section may lie far apart.
     auto lo = [](const std::vector<int>& a) { return *std::min_element(a.begin(), a.end()); };
     auto hi = [](const std::vector<int>& a) { return *std::max_element(a.begin(), a.end()) + 1; };
     const int di = d.istart - d.ioffset, dj = d.jstart - d.joffset;
-    const sq::Range3 r{lo(p.i) + di, hi(p.i) + di,       lo(p.j) + dj,
-                       hi(p.j) + dj, lo(p.k) + d.kstart, hi(p.k) + d.kstart};
+    const sq::Range3 box{lo(p.i) + di, hi(p.i) + di,       lo(p.j) + dj,
+                         hi(p.j) + dj, lo(p.k) + d.kstart, hi(p.k) + d.kstart};
     const T *u = f_.u.data(), *vv = f_.v.data(), *w = f_.w.data();
     T* out = scratch_.data();
-    if (v.derive == Derive::vort_x)
-        launch(r, sq::VorticityX<T>{.vort = out,
-                                    .v = vv,
-                                    .w = w,
-                                    .dzhi = dzhi_.data(),
-                                    .dyi = g_.dyi,
-                                    .jj = d.jj,
-                                    .kk = d.kk});
-    else if (v.derive == Derive::vort_y)
-        launch(r, sq::VorticityY<T>{.vort = out,
-                                    .u = u,
-                                    .w = w,
-                                    .dzhi = dzhi_.data(),
-                                    .dxi = g_.dxi,
-                                    .jj = d.jj,
-                                    .kk = d.kk});
+    auto compute = [&](const sq::Range3& r) {
+        if (v.derive == Derive::vort_x)
+            launch(r, sq::VorticityX<T>{.vort = out,
+                                        .v = vv,
+                                        .w = w,
+                                        .dzhi = dzhi_.data(),
+                                        .dyi = g_.dyi,
+                                        .jj = d.jj,
+                                        .kk = d.kk});
+        else if (v.derive == Derive::vort_y)
+            launch(r, sq::VorticityY<T>{.vort = out,
+                                        .u = u,
+                                        .w = w,
+                                        .dzhi = dzhi_.data(),
+                                        .dxi = g_.dxi,
+                                        .jj = d.jj,
+                                        .kk = d.kk});
+        else
+            launch(r, sq::VorticityZ<T>{.vort = out,
+                                        .u = u,
+                                        .v = vv,
+                                        .dxi = g_.dxi,
+                                        .dyi = g_.dyi,
+                                        .jj = d.jj,
+                                        .kk = d.kk});
+    };
+    if (&s == &sec_[xy])
+        for (int k : p.k) compute({box.i0, box.i1, box.j0, box.j1, k + d.kstart, k + d.kstart + 1});
+    else if (&s == &sec_[xz])
+        for (int j : p.j) compute({box.i0, box.i1, j + dj, j + dj + 1, box.k0, box.k1});
     else
-        launch(r, sq::VorticityZ<T>{.vort = out,
-                                    .u = u,
-                                    .v = vv,
-                                    .dxi = g_.dxi,
-                                    .dyi = g_.dyi,
-                                    .jj = d.jj,
-                                    .kk = d.kk});
+        for (int i : p.i) compute({i + di, i + di + 1, box.j0, box.j1, box.k0, box.k1});
 }
 
 template <typename T>
@@ -334,18 +343,23 @@ void Output<T>::cross(double time) {
         Section& s = sec_[o];
         if (!s.on) continue;
         // This rank's values of every variable, one after the other.
-        std::vector<T> mine;
+        std::vector<T>& mine = s.mine;
+        mine.clear();
         for (const Var& v : cross_vars_) {
             derive(s, v);
             stage_on_host(s, v);
             const Part p = part(s, v, d.ioffset, d.joffset, d.imax, d.jmax);
+            mine.reserve(mine.size() + p.k.size() * p.j.size() * p.i.size());
+            const bool square = v.derive == Derive::square;
             for (int k : p.k)
-                for (int j : p.j)
+                for (int j : p.j) {
+                    // The row's first interior point; i - ioffset indexes it.
+                    const T* row = &(*v.field)(d.istart, d.jstart + j - d.joffset, d.kstart + k);
                     for (int i : p.i) {
-                        const T a = (*v.field)(d.istart + i - d.ioffset, d.jstart + j - d.joffset,
-                                               d.kstart + k);
-                        mine.push_back(v.derive == Derive::square ? a * a : a);
+                        const T a = row[i - d.ioffset];
+                        mine.push_back(square ? a * a : a);
                     }
+                }
         }
         std::vector<int> counts(blocks_.size()), displs(blocks_.size());
         for (std::size_t r = 0; r < blocks_.size(); ++r) {
@@ -358,12 +372,18 @@ void Output<T>::cross(double time) {
             counts[r] = n;
             displs[r] = r == 0 ? 0 : displs[r - 1] + counts[r - 1];
         }
-        std::vector<T> got(blocks_.empty() ? 0 : std::size_t(displs.back() + counts.back()));
-        MPI_Gatherv(mine.data(), int(mine.size()), mpi_type<T>(), got.data(), counts.data(),
-                    displs.data(), mpi_type<T>(), 0, dc_.comm);
+        std::vector<T>& got = s.got;
+        if (dc_.nprocs == 1) {
+            got.swap(mine);
+        } else {
+            got.resize(blocks_.empty() ? 0 : std::size_t(displs.back() + counts.back()));
+            MPI_Gatherv(mine.data(), int(mine.size()), mpi_type<T>(), got.data(), counts.data(),
+                        displs.data(), mpi_type<T>(), 0, dc_.comm);
+        }
         on_root(s.path, [&] {
             // Each variable as a global (z, y, x) array in the order of the file's axes.
-            std::vector<std::vector<T>> global(cross_vars_.size());
+            std::vector<std::vector<T>>& global = s.global;
+            global.resize(cross_vars_.size());
             std::vector<const void*> data;
             for (std::size_t n = 0; n < cross_vars_.size(); ++n) {
                 const Var& v = cross_vars_[n];
@@ -379,9 +399,10 @@ void Output<T>::cross(double time) {
                     const Part p = part(s, v, b[0], b[1], b[2], b[3]);
                     const std::size_t nj = s.idx.at(p.ydim).size(), ni = s.idx.at(p.xdim).size();
                     for (std::size_t k = 0; k < p.k.size(); ++k)
-                        for (std::size_t jn : p.jn)
-                            for (std::size_t in : p.in)
-                                global[n][(k * nj + jn) * ni + in] = got[at++];
+                        for (std::size_t jn : p.jn) {
+                            T* row = global[n].data() + (k * nj + jn) * ni;
+                            for (std::size_t in : p.in) row[in] = got[at++];
+                        }
                 }
             }
             s.file->append(time, data);

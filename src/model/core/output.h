@@ -55,6 +55,10 @@ private:
         // Global indices of each axis (x, xh, y, yh, z, zh) that the section keeps.
         std::map<std::string, std::vector<int>> idx;
         std::unique_ptr<io::CrossFile> file; // rank 0
+        // A sample's values: this rank's, all ranks' (rank 0) and each variable's global
+        // array (rank 0). Kept from sample to sample: fresh pages cost more than the copies.
+        std::vector<T> mine, got;
+        std::vector<std::vector<T>> global;
     };
     // How a variable is made from the fields.
     enum class Derive { none, square, vort_x, vort_y, vort_z };
