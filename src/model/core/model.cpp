@@ -468,6 +468,7 @@ void Model<T>::run() {
         }
         if (checkpoint_after_step()) break;
     }
+    if (output_) output_->wait_for_writes();
     final_checkpoint();
     if (on_device_) rt::Driver::get().synchronize(); // kernels run asynchronously
     const double total = std::chrono::duration<double>(clock::now() - t_start).count();

@@ -92,7 +92,8 @@ typename Output<T>::Var Output<T>::var(const std::string& name) {
 template <typename T>
 Output<T>::Output(const Config& cfg, const Grid<T>& grid, Fields<T>& fields,
                   const Decomposition& dc)
-    : cfg_(cfg), g_(grid), f_(fields), dc_(dc), restarted_(!cfg.restart.empty()) {
+    : cfg_(cfg), g_(grid), f_(fields), dc_(dc), restarted_(!cfg.restart.empty()),
+      writer_(dc.rank == 0 && h5::library_threadsafe()) {
     const auto& d = g_.d;
     const std::array<const std::vector<double>*, 3> pos = {&cfg.cross.xy, &cfg.cross.xz,
                                                            &cfg.cross.yz};
@@ -140,7 +141,7 @@ void Output<T>::on_root(const std::string& path, const std::function<void()>& f)
         try {
             f();
         } catch (const std::exception& e) {
-            error = fmt::format("{}: {}", path, e.what());
+            error = path.empty() ? std::string(e.what()) : fmt::format("{}: {}", path, e.what());
         }
     }
     int n = int(error.size());
@@ -337,8 +338,16 @@ void Output<T>::stage_on_host(const Section& s, const Var& v) {
 }
 
 template <typename T>
+void Output<T>::wait_for_writes() {
+    on_root("", [&] { writer_.wait(); });
+}
+
+template <typename T>
 void Output<T>::cross(double time) {
     const auto& d = g_.d;
+    wait_for_writes(); // the sample before is on disk and its buffers are free
+    // Rank 0: each file's sample, written after the loop in one background job.
+    std::vector<std::pair<Section*, std::vector<const void*>>> samples;
     for (int o = 0; o < 3; ++o) {
         Section& s = sec_[o];
         if (!s.on) continue;
@@ -405,9 +414,19 @@ void Output<T>::cross(double time) {
                         }
                 }
             }
-            s.file->append(time, data);
+            samples.emplace_back(&s, std::move(data));
         });
     }
+    if (samples.empty()) return;
+    writer_.run([samples = std::move(samples), time] {
+        for (const auto& [s, data] : samples) {
+            try {
+                s->file->append(time, data);
+            } catch (const std::exception& e) { // the later files are left as they were
+                throw std::runtime_error(fmt::format("{}: {}", s->path, e.what()));
+            }
+        }
+    });
 }
 
 template <typename T>

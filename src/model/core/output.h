@@ -25,6 +25,7 @@
 #include "model/core/fields.h"
 #include "model/decomp.h"
 #include "model/grid.h"
+#include "model/io/background_writer.h"
 #include "model/io/fields_file.h"
 
 namespace squall {
@@ -44,7 +45,13 @@ public:
     // A restart at model time `time`: continues the cross-section files, dropping their
     // samples after `time`; 3-D field files of later times may be replaced.
     void resume(double time);
-    void cross(double time);                      // appends one sample to each file
+    // Appends one sample to each file. Rank 0 writes it on a thread of its own (when HDF5
+    // is thread-safe) while the run goes on; a failure is reported by the next cross() or
+    // wait_for_writes(), naming the file. Collective.
+    void cross(double time);
+    // Returns once the cross-section samples are on disk (before a checkpoint, at the end
+    // of a run); throws as cross() does. Collective.
+    void wait_for_writes();
     void fields(std::int64_t itime, double time); // writes <case>.fields.<itime>.h5
 
 private:
@@ -82,6 +89,8 @@ private:
         const char *ydim = "y", *xdim = "x"; // the variable's axes
     };
     Part part(const Section& s, const Var& v, int ioff, int joff, int imax, int jmax) const;
+    // Runs f on rank 0 and throws its failure on every rank, prefixed by path (by nothing
+    // when path is empty: the message names the file).
     void on_root(const std::string& path, const std::function<void()>& f) const;
 
     const Config& cfg_;
@@ -95,6 +104,7 @@ private:
     DeviceArray<T> pack_;                    // GPU: one packed row or column
     Field3d<T> scratch_;                     // derived fields (allocated when asked for)
     DeviceArray<T> dzhi_;                    // the kernels' copy of Grid::dzhi
+    io::BackgroundWriter writer_;            // rank 0's cross-section appends; last: joined first
 };
 
 extern template class Output<float>;

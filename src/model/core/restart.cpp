@@ -41,6 +41,9 @@ std::vector<io::CheckpointField<T>> Model<T>::checkpoint_fields() {
 template <typename T>
 std::string Model<T>::write_checkpoint() {
     check_finite(*this, diagnostics()); // a NaN state is never checkpointed
+    // The cross-section samples up to now are on disk before the checkpoint that a restart
+    // continues them from.
+    if (output_) output_->wait_for_writes();
     const auto fields = checkpoint_fields();
     const double t0 = wall_seconds(); // the copy from the device counts
     if (on_device_)

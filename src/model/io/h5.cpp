@@ -13,6 +13,11 @@ FailInjection& fail_injection() {
     return f;
 }
 
+bool library_threadsafe() {
+    hbool_t safe = 0;
+    return H5is_library_threadsafe(&safe) >= 0 && safe;
+}
+
 AppendFile::~AppendFile() {
     const Quiet quiet;
     if (fid_ >= 0) H5Fclose(fid_);

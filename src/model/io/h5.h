@@ -26,6 +26,9 @@ struct FailInjection {
 };
 FailInjection& fail_injection();
 
+// Whether HDF5 calls may come from several threads (the library serialises them).
+bool library_threadsafe();
+
 // A negative id or status is a failure.
 template <typename R>
 R check(R r, const std::string& what) {

@@ -1,7 +1,8 @@
 // Cross-section writes that fail: a full disk (the process's file size limit) and an HDF5
 // call failing at every point of a sample in turn. Each failure stops with an error that
-// names the file; the samples written before keep their values and the file stays
-// readable; a restart continues it.
+// names the file (from the next cross() or wait_for_writes(): rank 0 writes in the
+// background); the samples written before keep their values and the file stays readable;
+// a restart continues it.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -88,6 +89,7 @@ TEST(CrossFailures, FullDiskRefusesTheSampleAndKeepsTheFile) {
     out->create();
     s.set_sample(0);
     out->cross(0.0);
+    out->wait_for_writes(); // the file's size is now that of one sample
     // The files may not grow any more, as on a full disk (writes past the process's file
     // size limit fail with EFBIG; the signal that comes with them is ignored).
     rlimit old{};
@@ -102,6 +104,7 @@ TEST(CrossFailures, FullDiskRefusesTheSampleAndKeepsTheFile) {
         s.set_sample(written);
         try {
             out->cross(double(written));
+            out->wait_for_writes();
         } catch (const std::runtime_error& e) {
             msg = e.what();
             break;
@@ -113,7 +116,12 @@ TEST(CrossFailures, FullDiskRefusesTheSampleAndKeepsTheFile) {
     EXPECT_NE(msg.find(s.path("xy")), std::string::npos) << msg;
     EXPECT_NE(msg.find("no room"), std::string::npos) << msg;
     // Later samples are refused rather than lost without a word.
-    EXPECT_THROW(out->cross(1000.0), std::runtime_error);
+    EXPECT_THROW(
+        {
+            out->cross(1000.0);
+            out->wait_for_writes();
+        },
+        std::runtime_error);
     out.reset();
     std::map<std::string, Dataset> first;
     expect_samples(s.path("xy"), written, first);
@@ -145,6 +153,7 @@ TEST(CrossFailures, AFailingHdf5CallAnywhereInASampleLeavesTheEarlierSamples) {
         std::string msg;
         try {
             out->cross(2.0);
+            out->wait_for_writes();
             written = true;
         } catch (const std::runtime_error& e) {
             msg = e.what();
