@@ -1,7 +1,9 @@
-// checkpoint_compare A B [--rel TOL]: exit 0 when the two checkpoints hold the same model
-// time, step and fields, byte for byte; otherwise print what differs and exit 1. With
-// --rel (a continuation on another backend or rank count, equal only to round-off), the
-// steps must agree and each field to TOL times its largest magnitude.
+// checkpoint_compare A B [--rel TOL] [--group G]: exit 0 when the two checkpoints hold the
+// same model time, step and fields, byte for byte; otherwise print what differs and exit 1.
+// With --rel (a continuation on another backend or rank count, equal only to round-off),
+// the steps must agree and each field to TOL times its largest magnitude. --group compares
+// the datasets of group G instead of /fields, and no step attributes (cross-section files:
+// --group /).
 #include <hdf5.h>
 
 #include <algorithm>
@@ -61,9 +63,9 @@ double relative_difference(const std::vector<double>& x, const std::vector<doubl
     return scale > 0 ? diff / scale : diff;
 }
 
-std::vector<std::string> field_names(hid_t file) {
+std::vector<std::string> field_names(hid_t file, const std::string& group) {
     std::vector<std::string> r;
-    const hid_t g = H5Gopen2(file, "fields", H5P_DEFAULT);
+    const hid_t g = H5Gopen2(file, group.c_str(), H5P_DEFAULT);
     H5G_info_t info;
     if (g < 0 || H5Gget_info(g, &info) < 0) return r;
     for (hsize_t n = 0; n < info.nlinks; ++n) {
@@ -79,41 +81,55 @@ std::vector<std::string> field_names(hid_t file) {
 
 int main(int argc, char** argv) {
     double rel = -1; // bitwise
-    if (argc == 5 && std::string(argv[3]) == "--rel") rel = std::atof(argv[4]);
-    if ((argc != 3 && argc != 5) || (argc == 5 && !(rel >= 0))) {
-        std::fprintf(stderr, "usage: checkpoint_compare A.h5 B.h5 [--rel TOL]\n");
+    std::string group = "fields";
+    bool usage = argc < 3;
+    for (int n = 3; n < argc && !usage; n += 2) {
+        const std::string opt = argv[n];
+        if (n + 1 >= argc)
+            usage = true;
+        else if (opt == "--rel")
+            rel = std::atof(argv[n + 1]), usage = !(rel >= 0);
+        else if (opt == "--group")
+            group = argv[n + 1];
+        else
+            usage = true;
+    }
+    if (usage) {
+        std::fprintf(stderr, "usage: checkpoint_compare A.h5 B.h5 [--rel TOL] [--group G]\n");
         return 2;
     }
+    const std::string prefix = group == "/" ? "/" : group + "/";
     const hid_t a = H5Fopen(argv[1], H5F_ACC_RDONLY, H5P_DEFAULT);
     const hid_t b = H5Fopen(argv[2], H5F_ACC_RDONLY, H5P_DEFAULT);
     if (a < 0 || b < 0) return 2;
     int bad = 0;
     // The time step, and so the model time, may differ in the last digit of a round-off
     // continuation's CFL: only the step count must agree there.
-    const auto attrs = rel < 0 ? std::vector<const char*>{"itime", "nstep", "idt"}
-                               : std::vector<const char*>{"nstep"};
+    auto attrs = rel < 0 ? std::vector<const char*>{"itime", "nstep", "idt"}
+                         : std::vector<const char*>{"nstep"};
+    if (group != "fields") attrs.clear();
     for (const char* k : attrs)
         if (int_attr(a, k) != int_attr(b, k)) {
             std::printf("%s differs: %lld vs %lld\n", k, (long long)int_attr(a, k),
                         (long long)int_attr(b, k));
             ++bad;
         }
-    const auto names = field_names(a);
-    if (names != field_names(b) || names.empty()) {
+    const auto names = field_names(a, group);
+    if (names != field_names(b, group) || names.empty()) {
         std::printf("the field lists differ\n");
         ++bad;
     }
     for (const auto& n : names) {
         if (rel >= 0) {
             const double d =
-                relative_difference(read_double(a, "fields/" + n), read_double(b, "fields/" + n));
+                relative_difference(read_double(a, prefix + n), read_double(b, prefix + n));
             std::printf("field %s: relative difference %.3g (tolerance %.3g)\n", n.c_str(), d, rel);
             if (!(d >= 0 && d <= rel)) ++bad;
             continue;
         }
         std::vector<char> x, y;
-        if (!read_raw(a, "fields/" + n, x) || !read_raw(b, "fields/" + n, y) ||
-            x.size() != y.size() || std::memcmp(x.data(), y.data(), x.size()) != 0) {
+        if (!read_raw(a, prefix + n, x) || !read_raw(b, prefix + n, y) || x.size() != y.size() ||
+            std::memcmp(x.data(), y.data(), x.size()) != 0) {
             std::printf("field %s differs\n", n.c_str());
             ++bad;
         } else {
