@@ -19,127 +19,127 @@ enum class Backend { automatic, cpu, gpu };
 // scalar (kernels/tend_fused.cuh), or in separate ones; automatic picks per backend
 // (tendencies.cpp: fused_tendencies).
 enum class Tendencies { automatic, fused, separate };
-enum class AdvecScheme { second, second_i5 };          // "2", "2i5"
+enum class AdvecScheme { second, second_i5 }; // "2", "2i5"
 enum class DiffType { none, constant, smag2 };
-enum class ThermoType { none, dry, buoy };              // dry: prognostic th; buoy: prognostic b
+enum class ThermoType { none, dry, buoy }; // dry: prognostic th; buoy: prognostic b
 enum class MomBc { noslip, freeslip };
 enum class ScalarBc { dirichlet, neumann, flux };
 enum class InitType { zero, taylorgreen, random, couette, profile };
 
 struct GridConfig {
-    int itot = 0, jtot = 1, ktot = 0;                   // required (jtot may be 1 for 2-D)
-    double xsize = 0, ysize = 1, zsize = 0;             // required
+    int itot = 0, jtot = 1, ktot = 0;       // required (jtot may be 1 for 2-D)
+    double xsize = 0, ysize = 1, zsize = 0; // required
     // Vertical levels: either explicit cell-centre heights `z` (ktot values, strictly
     // increasing, inside (0, zsize)), or a stretching rule.
-    std::vector<double> z;                              // grid.z (optional)
-    std::string stretch = "uniform";                    // grid.stretch: uniform | tanh
-    double stretch_factor = 0;                          // grid.stretch_factor (> 0 for tanh)
+    std::vector<double> z;           // grid.z (optional)
+    std::string stretch = "uniform"; // grid.stretch: uniform | tanh
+    double stretch_factor = 0;       // grid.stretch_factor (> 0 for tanh)
 };
 
 struct MpiConfig {
-    int npx = 0, npy = 0;                               // 0 = choose automatically
-    std::string source;                                 // "file:line:col" of mpi.npx (or mpi, or the
-                                                        // file), for decomposition error messages
+    int npx = 0, npy = 0; // 0 = choose automatically
+    std::string source;   // "file:line:col" of mpi.npx (or mpi, or the
+                          // file), for decomposition error messages
 };
 
 struct SurfaceConfig {
-    bool enabled = false;                               // boundary.surface_model: none | most
-    double z0m = 0.1, z0h = 0.1;                        // roughness lengths (m)
+    bool enabled = false;        // boundary.surface_model: none | most
+    double z0m = 0.1, z0h = 0.1; // roughness lengths (m)
 };
 
 struct BoundaryConfig {
     MomBc mom_bot = MomBc::noslip, mom_top = MomBc::freeslip;
-    double u_bot = 0, u_top = 0, v_bot = 0, v_top = 0;  // wall velocities for noslip
+    double u_bot = 0, u_top = 0, v_bot = 0, v_top = 0; // wall velocities for noslip
     ScalarBc s_bot = ScalarBc::neumann, s_top = ScalarBc::neumann;
-    double s_bot_value = 0, s_top_value = 0;            // value, gradient or flux
+    double s_bot_value = 0, s_top_value = 0; // value, gradient or flux
     SurfaceConfig surface;
 };
 
 struct SpongeConfig {
     bool enabled = false;
-    double zstart = 0;                                  // must be < zsize
-    double sigma = 0.01;                                // 1/s
+    double zstart = 0;   // must be < zsize
+    double sigma = 0.01; // 1/s
     int beta = 2;
 };
 
 struct InitConfig {
     InitType type = InitType::zero;
-    double th0 = 300;                                   // K (or b0 in buoy mode)
-    double lapse_rate = 0;                              // K/m above the mixed layer
-    double mixed_layer_height = 0;                      // m, constant th below
-    double perturb_amplitude = 0;                       // random amplitude (velocity and scalar)
-    double perturb_height = 0;                          // perturb only z < this (0 = everywhere)
+    double th0 = 300;              // K (or b0 in buoy mode)
+    double lapse_rate = 0;         // K/m above the mixed layer
+    double mixed_layer_height = 0; // m, constant th below
+    double perturb_amplitude = 0;  // random amplitude (velocity and scalar)
+    double perturb_height = 0;     // perturb only z < this (0 = everywhere)
     unsigned long seed = 1;
-    double u0 = 0, v0 = 0;                              // initial uniform wind
+    double u0 = 0, v0 = 0; // initial uniform wind
 };
 
 // output.cross: 2-D sections of 3-D fields, sampled every `every` model seconds.
 struct CrossConfig {
-    double every = 0;                                   // output.cross.every (s, 0 = off)
-    std::vector<std::string> fields;                    // output.cross.fields (names)
-    std::vector<double> xy, xz, yz;                     // heights, y and x positions (m)
+    double every = 0;                // output.cross.every (s, 0 = off)
+    std::vector<std::string> fields; // output.cross.fields (names)
+    std::vector<double> xy, xz, yz;  // heights, y and x positions (m)
 };
 
 // output.fields: whole 3-D fields, one file per output time.
 struct FieldsOutputConfig {
-    double every = 0;                                   // output.fields.every (s, 0 = off)
-    std::vector<std::string> names;                     // output.fields.names
-    bool float32 = false;                               // output.fields.float32
+    double every = 0;               // output.fields.every (s, 0 = off)
+    std::vector<std::string> names; // output.fields.names
+    bool float32 = false;           // output.fields.float32
 };
 
 struct Config {
-    std::string file;                                   // path of the case file
-    std::string name;                                   // case name (defaults to file stem)
+    std::string file; // path of the case file
+    std::string name; // case name (defaults to file stem)
 
-    Precision precision = Precision::dbl;               // model.precision: float | double
-    Backend backend = Backend::automatic;               // model.backend: auto | cpu | gpu
-    Tendencies tendencies = Tendencies::automatic;      // model.tendencies: auto | fused | separate
+    Precision precision = Precision::dbl;          // model.precision: float | double
+    Backend backend = Backend::automatic;          // model.backend: auto | cpu | gpu
+    Tendencies tendencies = Tendencies::automatic; // model.tendencies: auto | fused | separate
 
     GridConfig grid;
     MpiConfig mpi;
 
-    AdvecScheme advec = AdvecScheme::second_i5;         // advection.scheme
-    double cflmax = -1;                                 // advection.cflmax (-1 = scheme default)
+    AdvecScheme advec = AdvecScheme::second_i5; // advection.scheme
+    double cflmax = -1;                         // advection.cflmax (-1 = scheme default)
 
-    DiffType diff = DiffType::constant;                 // diffusion.type
-    double nu = 0;                                      // diffusion.nu (m2/s)
-    double kappa = 0;                                   // diffusion.kappa (m2/s)
-    double cs = 0.23;                                   // diffusion.cs
-    double prandtl_t = 1.0 / 3.0;                       // diffusion.prandtl_t
-    double dnmax = 0.4;                                 // diffusion.dnmax
+    DiffType diff = DiffType::constant; // diffusion.type
+    double nu = 0;                      // diffusion.nu (m2/s)
+    double kappa = 0;                   // diffusion.kappa (m2/s)
+    double cs = 0.23;                   // diffusion.cs
+    double prandtl_t = 1.0 / 3.0;       // diffusion.prandtl_t
+    double dnmax = 0.4;                 // diffusion.dnmax
 
-    ThermoType thermo = ThermoType::none;               // thermo.type
-    double thref = 300;                                 // thermo.thref (K)
-    double gravity = 9.81;                              // thermo.gravity
+    ThermoType thermo = ThermoType::none; // thermo.type
+    double thref = 300;                   // thermo.thref (K)
+    double gravity = 9.81;                // thermo.gravity
 
     BoundaryConfig bc;
     SpongeConfig sponge;
     InitConfig init;
 
-    int rk_order = 3;                                   // time.rk: 3 | 4
-    double endtime = 0;                                 // time.endtime (s), required
-    double dt = 1;                                      // time.dt initial/fixed (s), > 0
-    double dtmax = 1e9;                                 // time.dtmax
-    bool adaptive_dt = true;                            // time.adaptive
-    long max_steps = -1;                                // time.max_steps (-1 = no limit)
-    double walltime_limit = 0;                          // time.walltime_limit (wall s, 0 = none)
+    int rk_order = 3;          // time.rk: 3 | 4
+    double endtime = 0;        // time.endtime (s), required
+    double dt = 1;             // time.dt initial/fixed (s), > 0
+    double dtmax = 1e9;        // time.dtmax
+    bool adaptive_dt = true;   // time.adaptive
+    long max_steps = -1;       // time.max_steps (-1 = no limit)
+    double walltime_limit = 0; // time.walltime_limit (wall s, 0 = none)
 
-    int status_every = 10;                              // output.status_every (steps)
-    double stats_every = 0;                             // output.stats_every (s, 0 = off)
-    std::string output_dir = ".";                       // output.dir
-    std::string stats_file;                             // output.stats_file (default <name>.stats.h5)
-    double checkpoint_every = 0;                        // output.checkpoint_every (model s, 0 = off)
-    double checkpoint_wall = 0;                         // output.checkpoint_wall (wall s, 0 = off)
-    int checkpoint_keep = 2;                            // output.checkpoint_keep (>= 1)
-    CrossConfig cross;                                  // output.cross
-    FieldsOutputConfig fields_out;                      // output.fields
+    int status_every = 10;         // output.status_every (steps)
+    double stats_every = 0;        // output.stats_every (s, 0 = off)
+    std::string output_dir = ".";  // output.dir
+    std::string stats_file;        // output.stats_file (default <name>.stats.h5)
+    double checkpoint_every = 0;   // output.checkpoint_every (model s, 0 = off)
+    double checkpoint_wall = 0;    // output.checkpoint_wall (wall s, 0 = off)
+    int checkpoint_keep = 2;       // output.checkpoint_keep (>= 1)
+    CrossConfig cross;             // output.cross
+    FieldsOutputConfig fields_out; // output.fields
 
     // Not case keys: `squall run --overwrite` (replace existing output) and `--restart
     // FILE|latest` (empty: start from cfg.init).
     bool overwrite = false;
     std::string restart;
 
-    std::string resolved_yaml;                          // the full resolved configuration
+    std::string resolved_yaml; // the full resolved configuration
 };
 
 // Load, validate and resolve a case. `overrides` are "dotted.key=value" strings from
