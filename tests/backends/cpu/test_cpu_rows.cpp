@@ -92,6 +92,13 @@ std::set<std::string> check_all() {
     // fused kernel once per output (the other two go to scratch arrays).
     const std::vector<T> evisc = b.random(0.1, 3), flux = b.random(-0.1, 0.1);
     std::vector<T> scratch1 = b.random(-1, 1), scratch2 = b.random(-1, 1);
+    // A kernel of three outputs, checked once per output (the other two go to scratch).
+    const auto check_each_output = [&](const auto& make) {
+        T *s1 = scratch1.data(), *s2 = scratch2.data();
+        names.insert(check_kernel(b, [&](T* out) { return make(out, s1, s2); }));
+        names.insert(check_kernel(b, [&](T* out) { return make(s1, out, s2); }));
+        names.insert(check_kernel(b, [&](T* out) { return make(s1, s2, out); }));
+    };
     const auto uvw = [&](T* ut, T* vt, T* wt) {
         return sq::DiffUVWSmag<T>{.ut = ut,
                                   .vt = vt,
@@ -116,12 +123,7 @@ std::set<std::string> check_all() {
                                   .jj = b.jj,
                                   .kk = b.kk};
     };
-    names.insert(
-        check_kernel(b, [&](T* out) { return uvw(out, scratch1.data(), scratch2.data()); }));
-    names.insert(
-        check_kernel(b, [&](T* out) { return uvw(scratch1.data(), out, scratch2.data()); }));
-    names.insert(
-        check_kernel(b, [&](T* out) { return uvw(scratch1.data(), scratch2.data(), out); }));
+    check_each_output(uvw);
     names.insert(check_kernel(b, [&](T* out) {
         return sq::DiffCSmag<T>{.st = out,
                                 .s = s.data(),
@@ -169,12 +171,7 @@ std::set<std::string> check_all() {
                                      .jj = b.jj,
                                      .kk = b.kk};
     };
-    names.insert(
-        check_kernel(b, [&](T* out) { return tend(out, scratch1.data(), scratch2.data()); }));
-    names.insert(
-        check_kernel(b, [&](T* out) { return tend(scratch1.data(), out, scratch2.data()); }));
-    names.insert(
-        check_kernel(b, [&](T* out) { return tend(scratch1.data(), scratch2.data(), out); }));
+    check_each_output(tend);
     names.insert(check_kernel(b, [&](T* out) {
         return sq::TendS2i5Smag<T>{.st = out,
                                    .s = s.data(),
