@@ -30,6 +30,14 @@ double Model<T>::wall_seconds() {
         .count();
 }
 
+namespace {
+// The bytes of n global fields of the grid in the model's precision (a checkpoint's data).
+template <typename T>
+double field_bytes(const Grid<T>& g, std::size_t n) {
+    return double(n) * g.d.itot * g.d.jtot * g.d.ktot * sizeof(T);
+}
+} // namespace
+
 template <typename T>
 std::vector<io::CheckpointField<T>> Model<T>::checkpoint_fields() {
     std::vector<io::CheckpointField<T>> r = {{"u", &f_.u}, {"v", &f_.v}, {"w", &f_.w}};
@@ -76,10 +84,8 @@ std::string Model<T>::write_checkpoint() {
     wall_last_checkpoint_ = now;
     itime_last_checkpoint_ = itime_;
     if (decomp_.rank == 0) {
-        const double mb =
-            double(fields.size()) * g_.d.itot * g_.d.jtot * g_.d.ktot * sizeof(T) / 1e6;
         fmt::print("squall: checkpoint {} written at step {}: {:.1f} MB in {:.3f} s\n", path,
-                   nstep_, mb, checkpoint_seconds_);
+                   nstep_, field_bytes(g_, fields.size()) / 1e6, checkpoint_seconds_);
     }
     return path;
 }
@@ -132,7 +138,7 @@ void Model<T>::restart(const std::string& file) {
     if (decomp_.rank == 0) {
         fmt::print("squall: restart from {} at step {}, time {}\n", file, nstep_, time());
         fmt::print("squall: checkpoint {} read: {:.1f} MB in {:.3f} s\n", file,
-                   double(fields.size()) * d.itot * d.jtot * d.ktot * sizeof(T) / 1e6, read_s);
+                   field_bytes(g_, fields.size()) / 1e6, read_s);
         if (info.npx != decomp_.npx || info.npy != decomp_.npy || info.backend != backend)
             fmt::print("squall: restart on {} ranks ({} x {}, {}) from a checkpoint written on {} "
                        "ranks ({} x {}, {}): continues to round-off, not bitwise\n",
@@ -153,10 +159,7 @@ bool Model<T>::checkpoint_after_step() {
         // Stop when the next step and a checkpoint might not fit any more. Before the
         // first write, assume 100 MB/s for the checkpoint.
         double write_s = checkpoint_seconds_;
-        if (write_s < 0) {
-            const double points = double(g_.d.itot) * g_.d.jtot * g_.d.ktot;
-            write_s = double(checkpoint_fields().size()) * points * sizeof(T) / 1e8;
-        }
+        if (write_s < 0) write_s = field_bytes(g_, checkpoint_fields().size()) / 1e8;
         flags[1] = now - wall_start_ + step_s + 2 * write_s >= cfg_.walltime_limit;
     }
     if (cfg_.checkpoint_wall > 0)
