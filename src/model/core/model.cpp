@@ -394,34 +394,39 @@ void Model<T>::sample_stats() {
     in.div = dg.div;
     stats_->sample(time(), nstep_, in);
     stats_->write();
-    output_time_.seconds[0] += wall_seconds() - t0;
-    ++output_time_.samples[0];
+    count_output(stats_output, t0);
+}
+
+template <typename T>
+void Model<T>::count_output(OutputKind kind, double since) {
+    output_time_.seconds[kind] += wall_seconds() - since;
+    ++output_time_.samples[kind];
 }
 
 template <typename T>
 void Model<T>::sample_output(bool first) {
     if (!output_) return;
     const double t = output_time();
-    auto timed = [&](int n, auto&& write) {
+    if (icross_every_ > 0 && (first || itime_ % icross_every_ == 0)) {
         const double t0 = wall_seconds();
-        write();
-        output_time_.seconds[n] += wall_seconds() - t0;
-        ++output_time_.samples[n];
-    };
-    if (icross_every_ > 0 && (first || itime_ % icross_every_ == 0))
-        timed(1, [&] { output_->cross(t); });
-    if (ifields_every_ > 0 && (first || itime_ % ifields_every_ == 0))
-        timed(2, [&] { output_->fields(itime_, t); });
+        output_->cross(t);
+        count_output(cross_output, t0);
+    }
+    if (ifields_every_ > 0 && (first || itime_ % ifields_every_ == 0)) {
+        const double t0 = wall_seconds();
+        output_->fields(itime_, t);
+        count_output(fields_output, t0);
+    }
 }
 
 // Rank 0's time in output (it writes every file): per sample of each kind, and the share
 // of the loop's wall time, so that a user sees what an output interval costs.
 template <typename T>
 void Model<T>::print_output_time(double loop_seconds) const {
-    const char* names[3] = {"statistics", "cross-sections", "3-D fields"};
+    const char* names[output_kinds] = {"statistics", "cross-sections", "3-D fields"};
     std::string parts;
     double sum = 0;
-    for (int n = 0; n < 3; ++n) {
+    for (int n = 0; n < output_kinds; ++n) {
         const OutputTime& o = output_time_;
         if (o.samples[n] == 0) continue;
         parts += fmt::format("{}{} {} x {:.2f} ms", parts.empty() ? "" : ", ", names[n],

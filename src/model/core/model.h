@@ -108,12 +108,13 @@ private:
     std::int64_t itime_last_checkpoint_ = -1;
     double wall_start_ = wall_seconds(), wall_last_step_ = -1, wall_last_checkpoint_ = -1;
     double checkpoint_seconds_ = -1; // the last write's duration (-1: none yet)
-    // What output cost this run (wall seconds, samples): statistics, cross-sections, 3-D
-    // fields; printed at the end of run().
+    // What output cost this run (wall seconds, samples) by kind; printed at the end of run().
+    enum OutputKind { stats_output, cross_output, fields_output, output_kinds };
     struct OutputTime {
-        double seconds[3] = {0, 0, 0};
-        long samples[3] = {0, 0, 0};
+        double seconds[output_kinds] = {};
+        long samples[output_kinds] = {};
     } output_time_;
+    void count_output(OutputKind kind, double since); // one sample of kind, begun at since
     static double wall_seconds();
     std::vector<io::CheckpointField<T>> checkpoint_fields();
     bool checkpoint_after_step(); // at the end of every step; true: stop the run

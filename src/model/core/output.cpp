@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fmt/core.h>
 #include <fmt/format.h>
 #include <stdexcept>
 
