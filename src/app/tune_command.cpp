@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -73,6 +74,7 @@ void finish(const tuner::Session& s, const TuneArgs& a, const Ranks& r) {
 // Every tunable kernel the case launches in its first steps, tuned where it is captured
 // (in this process, so that no capture goes to disk). Ranks share the kernels out.
 int tune_case(const TuneArgs& a, const Ranks& ranks) {
+    const auto started = std::chrono::steady_clock::now(); // --total-time counts the run too
     std::vector<std::string> overrides = a.overrides;
     overrides.push_back("model.backend=gpu");
     overrides.push_back(fmt::format("time.max_steps={}", a.steps));
@@ -89,7 +91,9 @@ int tune_case(const TuneArgs& a, const Ranks& ranks) {
         if (seen++ % size_t(ranks.size) != size_t(ranks.rank)) return;
         if (!session || !session->budget_left()) {
             if (session) return;
-            session = std::make_unique<tuner::Session>(rt, session_options(a));
+            tuner::SessionOptions o = session_options(a);
+            o.started = started;
+            session = std::make_unique<tuner::Session>(rt, o);
         }
         const std::string source =
             fmt::format("{} (launch of {})", a.case_file, c.kernel.value("key", std::string("?")));

@@ -44,22 +44,28 @@ Session::Session(rt::Runtime& rt, SessionOptions options) : rt_(&rt), o_(std::mo
     ceiling_ = copy_bandwidth(rt);
 }
 
+double Session::elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - o_.started).count();
+}
+
 bool Session::budget_left() const {
-    return !(o_.total.seconds > 0 && wall_ >= o_.total.seconds) &&
+    return !(o_.total.seconds > 0 && elapsed() >= o_.total.seconds) &&
            !(o_.total.evaluations > 0 && evaluations_ >= o_.total.evaluations);
 }
 
 void Session::tune(const rt::Capture& c, const std::string& source) {
     check_capture_version(c, source);
+    const auto t0 = std::chrono::steady_clock::now();
     rt::DeviceCapture dc(*rt_, c);
     const rt::KernelDef& def = dc.def();
     const rt::ProblemSize& p = c.problem;
     CaptureEvaluator evaluator(*rt_, dc, o_.verify, o_.timing);
+    setup_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     TuneOptions to = o_.tune;
     if (o_.total.seconds > 0)
         to.budget.seconds = std::min(to.budget.seconds > 0 ? to.budget.seconds : 1e300,
-                                     std::max(1.0, o_.total.seconds - wall_));
+                                     std::max(1.0, o_.total.seconds - elapsed()));
     if (o_.total.evaluations > 0)
         to.budget.evaluations =
             std::min(to.budget.evaluations > 0 ? to.budget.evaluations : SIZE_MAX,
@@ -120,11 +126,14 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
 }
 
 std::string Session::summary() const {
-    return fmt::format("{} kernel(s) in {:.1f} s: {} compiled ({:.1f} per second), {} the same "
-                       "program as one measured, GPU waiting for compiles {:.0f} % of the time; "
-                       "copy ceiling {:.2f} TB/s",
-                       rows_.size(), wall_, compiled_, wall_ > 0 ? compiled_ / wall_ : 0,
-                       same_program_, wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0, ceiling_ * 1e-12);
+    const double all = elapsed();
+    return fmt::format("{} kernel(s) in {:.1f} s: {:.1f} s searching, {:.1f} s putting captured "
+                       "data on the GPU, {:.1f} s capturing, loading and running; {} compiled "
+                       "({:.1f} per second of search), {} the same program as one measured, GPU "
+                       "waiting for compiles {:.0f} % of the search; copy ceiling {:.2f} TB/s",
+                       rows_.size(), all, wall_, setup_, std::max(0.0, all - wall_ - setup_),
+                       compiled_, wall_ > 0 ? compiled_ / wall_ : 0, same_program_,
+                       wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0, ceiling_ * 1e-12);
 }
 
 } // namespace squall::tuner

@@ -6,14 +6,19 @@
 #include "tuner/capture_evaluator.h"
 #include "tuner/report.h"
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 namespace squall::tuner {
 
 struct SessionOptions {
-    TuneOptions tune;          // strategy, seed and the budget per kernel
-    Budget total;              // for all kernels together
+    TuneOptions tune; // strategy, seed and the budget per kernel
+    Budget total;     // for all kernels together: wall time counted from `started`
+    // When the tune began: with --case, before the case's first capture, so that the total
+    // time bounds the command's wall time (capturing and loading included), not only the
+    // searches.
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     std::string out_dir;       // wisdom written here (merged)
     std::string journal_dir;   // one journal per kernel; empty: in memory
     bool from_default = false; // start from the default, not the current wisdom's choice
@@ -36,7 +41,8 @@ public:
 
     const std::vector<TableRow>& rows() const { return rows_; }
     const std::vector<std::string>& journals() const { return journals_; }
-    // Wall time, compile throughput and how long the GPU waited for compiles.
+    // Wall time in all and in the searches, compile throughput and how long the GPU waited
+    // for compiles.
     std::string summary() const;
     double copy_ceiling() const { return ceiling_; }
 
@@ -47,7 +53,8 @@ private:
     ProgressLine line_;
     std::vector<TableRow> rows_;
     std::vector<std::string> journals_;
-    double wall_ = 0, gpu_wait_ = 0;
+    double elapsed() const; // since o_.started
+    double wall_ = 0, gpu_wait_ = 0, setup_ = 0;
     size_t compiled_ = 0, evaluations_ = 0, tuned_ = 0, same_program_ = 0;
 };
 
