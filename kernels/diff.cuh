@@ -112,8 +112,11 @@ struct EviscSmag {
     }
 
     SQ_HD T value(int i, int j, int k) const {
+        return value_of(strain2[index3(i, j, k, jj, kk)], i, j, k);
+    }
+    // The viscosity for the strain rate s2 at the point (StrainEviscSmag passes its own).
+    SQ_HD T value_of(T s2, int i, int j, int k) const {
         const int ijk = index3(i, j, k, jj, kk);
-        const T s2 = strain2[ijk];
         const T n2 =
             th ? g_over_thref * (th[ijk + kk] - th[ijk - kk]) / (z[k + 1] - z[k - 1]) : T(0);
         const T l0 = cs * cbrt_(dx * dy * dz[k]);

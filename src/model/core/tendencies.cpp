@@ -31,18 +31,32 @@ template <typename T>
 void Model<T>::closure() {
     if (!les()) return;
     const auto& d = g_.d;
-    launch_on_grid(sq::Strain2<T>{
-        .strain2 = f_.strain2.data(), .u = f_.u.data(), .v = f_.v.data(), .w = f_.w.data()});
     const bool dry = cfg_.thermo == ThermoType::dry || cfg_.thermo == ThermoType::buoy;
     const T g_over_thref = cfg_.thermo == ThermoType::dry ? T(cfg_.gravity / cfg_.thref) : T(1);
-    launch_on_grid(sq::EviscSmag<T>{.evisc = f_.evisc.data(),
-                                    .strain2 = f_.strain2.data(),
-                                    .th = dry ? f_.s.data() : nullptr,
-                                    .g_over_thref = g_over_thref,
-                                    .cs = T(cfg_.cs),
-                                    .prandtl_t = T(cfg_.prandtl_t),
-                                    .z0m = T(cfg_.bc.surface.z0m),
-                                    .mason = surface() ? 1 : 0});
+    const T* th = dry ? f_.s.data() : nullptr;
+    if (fused_tendencies()) {
+        launch_on_grid(sq::StrainEviscSmag<T>{.evisc = f_.evisc.data(),
+                                              .u = f_.u.data(),
+                                              .v = f_.v.data(),
+                                              .w = f_.w.data(),
+                                              .th = th,
+                                              .g_over_thref = g_over_thref,
+                                              .cs = T(cfg_.cs),
+                                              .prandtl_t = T(cfg_.prandtl_t),
+                                              .z0m = T(cfg_.bc.surface.z0m),
+                                              .mason = surface() ? 1 : 0});
+    } else {
+        launch_on_grid(sq::Strain2<T>{
+            .strain2 = f_.strain2.data(), .u = f_.u.data(), .v = f_.v.data(), .w = f_.w.data()});
+        launch_on_grid(sq::EviscSmag<T>{.evisc = f_.evisc.data(),
+                                        .strain2 = f_.strain2.data(),
+                                        .th = th,
+                                        .g_over_thref = g_over_thref,
+                                        .cs = T(cfg_.cs),
+                                        .prandtl_t = T(cfg_.prandtl_t),
+                                        .z0m = T(cfg_.bc.surface.z0m),
+                                        .mason = surface() ? 1 : 0});
+    }
     launch_2d(
         range_2d(),
         sq::GhostMirror<T>{

@@ -243,3 +243,56 @@ TYPED_TEST(FusedTendencies, OrderOfTheSumIsVisible) {
 }
 
 } // namespace
+
+// StrainEviscSmag against Strain2 then EviscSmag through the strain2 array, bit for bit,
+// with and without the stability (th) and the Mason wall damping; only the interior is
+// written.
+TYPED_TEST(FusedTendencies, StrainEviscSmagBitwiseEqualToStrainThenEvisc) {
+    using T = TypeParam;
+    const Inputs in = make_inputs<T>();
+    const RefGrid& g = in.g;
+    const Metrics<T> m(g);
+    const State<T> s(in);
+    const int ks = g.kstart, ke = g.kend;
+    const T *u = s.u.data(), *v = s.v.data(), *w = s.w.data();
+    const T g_over_thref = T(gravity / thref), cs = T(0.23), z0m = T(0.1);
+    for (const bool stratified : {true, false})
+        for (const int mason : {0, 1}) {
+            SCOPED_TRACE(::testing::Message()
+                         << "stratified " << stratified << ", mason " << mason);
+            const T* th = stratified ? s.th.data() : nullptr;
+            std::vector<T> strain2(s.u.size(), T(-7)), sep(s.u.size(), T(-3)), fused = sep;
+            run_kernel(sq::Strain2<T>{strain2.data(), u, v, w, m.dzi.data(), m.dzhi.data(), m.dxi,
+                                      m.dyi, m.jj, m.kk},
+                       g, ks, ke);
+            run_kernel(sq::EviscSmag<T>{sep.data(), strain2.data(), th, g_over_thref, m.z.data(),
+                                        m.dz.data(), m.dx, m.dy, cs, T(prandtl_t), z0m, mason, m.jj,
+                                        m.kk},
+                       g, ks, ke);
+            run_kernel(sq::StrainEviscSmag<T>{.evisc = fused.data(),
+                                              .u = u,
+                                              .v = v,
+                                              .w = w,
+                                              .th = th,
+                                              .g_over_thref = g_over_thref,
+                                              .z = m.z.data(),
+                                              .dz = m.dz.data(),
+                                              .dzi = m.dzi.data(),
+                                              .dzhi = m.dzhi.data(),
+                                              .dx = m.dx,
+                                              .dy = m.dy,
+                                              .dxi = m.dxi,
+                                              .dyi = m.dyi,
+                                              .cs = cs,
+                                              .prandtl_t = T(prandtl_t),
+                                              .z0m = z0m,
+                                              .mason = mason,
+                                              .jj = m.jj,
+                                              .kk = m.kk},
+                       g, ks, ke);
+            EXPECT_EQ(differing(fused, sep), 0);
+            const std::vector<T> untouched(s.u.size(), T(-3));
+            EXPECT_EQ(differing(fused, untouched), long(g.itot) * g.jtot * (ke - ks));
+            EXPECT_EQ(changed_outside(g, fused, untouched, ks, ke), 0);
+        }
+}
