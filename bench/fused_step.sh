@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fused tendency kernels on the GPU (docs/performance.md, "Full RK3 step"): the step
 # with the separate kernels (shipped wisdom), then `squall tune --case` of the fused
-# kernels alone (tend_*) from their default for SECONDS each, then the step with them
+# kernels alone (tend_*, strain_evisc_*) from their default for SECONDS each, then the step with them
 # (model.tendencies=fused). Writes the step times and their ratio to OUT.json.
 # Usage: fused_step.sh SQUALL CASE PRECISION SECONDS OUT.json
 set -uo pipefail
@@ -13,7 +13,7 @@ sps() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['s_per_s
 bash "$here/step_timing.sh" "$squall" "$case_file" "$precision" 50 "$tmp/separate.json" \
     --set model.tendencies=separate || exit 1
 SQUALL_WISDOM_USER_DIR="$tmp/user" "$squall" tune --case "$case_file" \
-    --set model.precision="$precision" --set model.tendencies=fused --only 'tend_*' \
+    --set model.precision="$precision" --set model.tendencies=fused --only 'tend_*,strain_evisc_*' \
     --time "$seconds" --from-default --out "$tmp/user" 2>&1 | grep -v "^\[squall info\] wisdom for"
 SQUALL_WISDOM_USER_DIR="$tmp/user" bash "$here/step_timing.sh" "$squall" "$case_file" \
     "$precision" 50 "$tmp/fused.json" --set model.tendencies=fused || exit 1
