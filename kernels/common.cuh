@@ -115,6 +115,26 @@ struct PlaneInput {
     int plo, phi;
     int zlo, zhi;
 };
+// An input that several per-point functions read (a fused kernel): each bound the wider
+// of the two; an empty window (zlo > zhi: no reads on the point's own column beyond the
+// planes) takes the other's.
+SQ_HD constexpr PlaneInput plane_union(PlaneInput a, PlaneInput b) {
+    const bool a_window = a.zlo <= a.zhi, b_window = b.zlo <= b.zhi;
+    return {a.xlo < b.xlo ? a.xlo : b.xlo,
+            a.xhi > b.xhi ? a.xhi : b.xhi,
+            a.ylo < b.ylo ? a.ylo : b.ylo,
+            a.yhi > b.yhi ? a.yhi : b.yhi,
+            a.plo < b.plo ? a.plo : b.plo,
+            a.phi > b.phi ? a.phi : b.phi,
+            !a_window       ? b.zlo
+            : !b_window     ? a.zlo
+            : a.zlo < b.zlo ? a.zlo
+                            : b.zlo,
+            !a_window       ? b.zhi
+            : !b_window     ? a.zhi
+            : a.zhi > b.zhi ? a.zhi
+                            : b.zhi};
+}
 
 // ---- math ----
 // Precision-exact wrappers: on the host <cmath> puts only the double overloads in the global

@@ -290,17 +290,22 @@ struct DiffCSmag {
         d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
     }
 
-    SQ_HD T kh(int n, int s_nb) const {
-        return interp2(evisc[n], evisc[n + s_nb]) * prandtl_t_inv + kappa;
+    // The diffusivity at the face between the centre of e[0] and its neighbour e[s_nb].
+    template <class P>
+    SQ_HD T kh(const P& e, int s_nb) const {
+        return interp2<T>(e[0], e[s_nb]) * prandtl_t_inv + kappa;
     }
 
-    SQ_HD T value(int i, int j, int k) const {
+    SQ_HD T value(int i, int j, int k) const { return value_at(s, evisc, i, j, k); }
+    // s, evisc: the inputs, as pointers or accessors (TendS2i5Smag's planes traversal).
+    template <class P>
+    SQ_HD T value_at(const P& s, const P& evisc, int i, int j, int k) const {
         const int ij = i + j * jj, ijk = ij + k * kk;
-        const T* a = s + ijk;
-        const T x = dxi * dxi * (kh(ijk, 1) * (a[1] - a[0]) - kh(ijk, -1) * (a[0] - a[-1]));
-        const T y = dyi * dyi * (kh(ijk, jj) * (a[jj] - a[0]) - kh(ijk, -jj) * (a[0] - a[-jj]));
-        const T g_top = kh(ijk, kk) * (a[kk] - a[0]) * dzhi[k + 1];
-        const T g_bot = kh(ijk, -kk) * (a[0] - a[-kk]) * dzhi[k];
+        const P a = s + ijk, e = evisc + ijk;
+        const T x = dxi * dxi * (kh(e, 1) * (a[1] - a[0]) - kh(e, -1) * (a[0] - a[-1]));
+        const T y = dyi * dyi * (kh(e, jj) * (a[jj] - a[0]) - kh(e, -jj) * (a[0] - a[-jj]));
+        const T g_top = kh(e, kk) * (a[kk] - a[0]) * dzhi[k + 1];
+        const T g_bot = kh(e, -kk) * (a[0] - a[-kk]) * dzhi[k];
         return x + y +
                diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho,
                                 rhoh);

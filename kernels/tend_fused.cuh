@@ -56,6 +56,32 @@ struct TendUVW2i5Smag {
                 dxi, dyi, nu, ufluxbot, ufluxtop, vfluxbot, vfluxtop, kstart, kend, jj,  kk};
     }
 
+    // The planes traversal's inputs: u, v, w (each the union of what the four kernels read
+    // of it, each of which declares it under its own index), evisc (the diffusion's) and
+    // th (the buoyancy's window); the three outputs.
+    static constexpr int plane_inputs = 5;
+    SQ_HD static constexpr PlaneInput plane_input(int n) {
+        using AU = AdvecU2i5<T>;
+        using AV = AdvecV2i5<T>;
+        using AW = AdvecW2i5Buoy<T>;
+        using D = DiffUVWSmag<T>;
+        return n == 0   ? plane_union(plane_union(AU::plane_input(0), AV::plane_input(1)),
+                                      plane_union(AW::plane_input(1), D::plane_input(0)))
+               : n == 1 ? plane_union(plane_union(AU::plane_input(1), AV::plane_input(0)),
+                                      plane_union(AW::plane_input(2), D::plane_input(1)))
+               : n == 2 ? plane_union(plane_union(AU::plane_input(2), AV::plane_input(2)),
+                                      plane_union(AW::plane_input(0), D::plane_input(2)))
+               : n == 3 ? D::plane_input(3)
+                        : AW::plane_input(3);
+    }
+    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const {
+        a[0] = u, a[1] = v, a[2] = w, a[3] = evisc, a[4] = th;
+    }
+    static constexpr int plane_outputs = 3;
+    SQ_HD const T* plane_output(int n, int i, int j, int k) const {
+        return (n == 0 ? ut : n == 1 ? vt : wt) + i + j * jj + k * kk;
+    }
+
     // The two terms apart, so that store() can add them in the separate kernels' order.
     using Tendencies = typename DiffUVWSmag<T>::Tendencies;
     struct Terms {
@@ -65,6 +91,24 @@ struct TendUVW2i5Smag {
         return {{advec_u().value(i, j, k), advec_v().value(i, j, k),
                  k > kstart ? advec_w().value(i, j, k) : T(0)},
                 diffusion().value(i, j, k)};
+    }
+    // value() with accessors for the inputs (the diffusion's indices are this kernel's).
+    template <class In>
+    SQ_HD Terms value_with(const In& in, int i, int j, int k) const {
+        const auto pu = in(0, u), pv = in(1, v), pw = in(2, w);
+        const AdvecW2i5Buoy<T> aw = advec_w();
+        return {{advec_u().value_at(pu, pv, pw, i, j, k), advec_v().value_at(pu, pv, pw, i, j, k),
+                 k > kstart ? aw.advec().value_at(pu, pv, pw, i, j, k) +
+                                  aw.buoyancy().value_at(in(4, th), i, j, k)
+                            : T(0)},
+                diffusion().value_with(in, i, j, k)};
+    }
+    // store's sums with the outputs read ahead (old).
+    SQ_HD void plane_store(int i, int j, int k, const T (&old)[3], const Terms& val) const {
+        const int ijk = i + j * jj + k * kk;
+        ut[ijk] = (old[0] + val.advec.u) + val.diff.u;
+        vt[ijk] = (old[1] + val.advec.v) + val.diff.v;
+        if (k > kstart) wt[ijk] = (old[2] + val.advec.w) + val.diff.w;
     }
     SQ_HD void store(int i, int j, int k, const Terms& val) const {
         const int ijk = i + j * jj + k * kk;
@@ -106,11 +150,31 @@ struct TendS2i5Smag {
                 kappa, fluxbot, fluxtop, kstart, kend, jj,  kk};
     }
 
+    // The planes traversal's inputs: AdvecS2i5's (s, u, v, w; DiffCSmag's reads of s lie
+    // inside s's), then evisc at x, y -1..1 on the point's level and -1..1 on its column.
+    static constexpr int plane_inputs = 5;
+    SQ_HD static constexpr PlaneInput plane_input(int n) {
+        return n < 4 ? AdvecS2i5<T>::plane_input(n) : PlaneInput{-1, 1, -1, 1, 0, 0, -1, 1};
+    }
+    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const {
+        a[0] = s, a[1] = u, a[2] = v, a[3] = w, a[4] = evisc;
+    }
+    static constexpr int plane_outputs = 1;
+    SQ_HD const T* plane_output(int, int i, int j, int k) const { return st + i + j * jj + k * kk; }
+
     struct Terms {
         T advec, diff;
     };
     SQ_HD Terms value(int i, int j, int k) const {
         return {advec().value(i, j, k), diffusion().value(i, j, k)};
+    }
+    template <class In>
+    SQ_HD Terms value_with(const In& in, int i, int j, int k) const {
+        return {advec().value_with(in, i, j, k),
+                diffusion().value_at(in(0, s), in(4, evisc), i, j, k)};
+    }
+    SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], const Terms& val) const {
+        st[i + j * jj + k * kk] = (old[0] + val.advec) + val.diff;
     }
     SQ_HD void store(int i, int j, int k, const Terms& val) const {
         const int ijk = i + j * jj + k * kk;

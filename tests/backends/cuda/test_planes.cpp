@@ -8,6 +8,7 @@
 // window declared one point or level short must be caught.
 #include "backends/cuda/planes.cuh"
 #include "host_fill.h"
+#include "kernels/tend_fused.cuh"
 
 #include <gtest/gtest.h>
 
@@ -189,6 +190,17 @@ TEST(Planes, DiffUvwSmagMatchesTheGlobalFieldsBitForBit) {
     expect_exact<Diff<float>, 64, 2, 1, 4, 3>(14);
 }
 
+TEST(Planes, FusedTendenciesMatchTheGlobalFieldsBitForBit) {
+    // Five inputs each; the momentum kernel's three outputs (w not at the bottom wall).
+    // The momentum kernel reads u and v a level below the point off its column and three
+    // above on it: a lookahead of 4, a ring of at least 6.
+    expect_exact<sq::TendUVW2i5Smag<double>, 16, 4, 1, 6, 7>(31);
+    expect_exact<sq::TendUVW2i5Smag<double>, 32, 8, 2, 7, 19>(32);
+    expect_exact<sq::TendUVW2i5Smag<float>, 16, 16, 4, 8, 64>(33);
+    expect_exact<sq::TendS2i5Smag<double>, 32, 8, 2, 5, 64>(34);
+    expect_exact<sq::TendS2i5Smag<float>, 16, 4, 1, 6, 3>(35);
+}
+
 // Declarations one point or level short: the march must then differ somewhere.
 // K with one part of one input's declaration moved by Short.
 template <class K, int Input, int Part, int Short>
@@ -231,6 +243,20 @@ TEST(Planes, ShortDeclarationsAreCaught) {
     EXPECT_GT((planes_launch<D, Shorten<D, 3, 4, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<D, Shorten<D, 0, 7, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<D, Shorten<D, 2, 6, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    // The fused tendencies: the unions' widest parts (u's reach in -x from its own
+    // advection, v's plane levels from the diffusion, w's window top) and the inputs only
+    // one term reads (evisc's reach in +y, th's window bottom; the scalar's evisc window).
+    using M = sq::TendUVW2i5Smag<double>;
+    EXPECT_EQ((planes_launch<M, M, 16, 4, 1, 6, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<M, Shorten<M, 0, 0, 1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<M, Shorten<M, 1, 4, 1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<M, Shorten<M, 2, 7, -1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<M, Shorten<M, 3, 3, -1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<M, Shorten<M, 4, 6, 1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
+    using TS = sq::TendS2i5Smag<double>;
+    EXPECT_EQ((planes_launch<TS, TS, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<TS, Shorten<TS, 4, 7, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<TS, Shorten<TS, 4, 0, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
 }
 
 // Offsets split exactly into (di, dj, dk) over the range a stencil of reach 3 uses.
