@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""The tuner's benchmark (docs/performance.md, "Tuning"), resumable across device calls.
+
+For each size and precision (COMBOS) and kernel (KERNELS), against one capture of one step
+of drycbl_<size>:
+  1. strategy runs: every strategy and seed for SECONDS from the default, each with an
+     empty compile cache (the wall time until it is within 5 % of the best known);
+  2. the shipped wisdom's record, measured once (it joins the best known);
+  3. top-up runs (random and annealing in turn, fresh seeds, a warm compile cache) until
+     the kernel has TARGET verified, measured evaluations: the best known is the fastest
+     of them all.
+Every run's journal is kept gzipped in STATE (strategies/, reference/, extra/), so a run
+that is cut off (DEADLINE, the device's time limit) loses only its last tune, and the next
+call goes on from there. At the end, tune_strategies_report.py compares the strategies
+against the best known of all journals (REPORT.json), and the evaluations per kernel are
+counted against TARGET.
+
+Usage: tune_matrix.py --squall BIN [--state DIR] [--deadline S] [--seconds S]
+                      [--target N] [--combos 512:double,...] [--report OUT.json]
+"""
+import argparse, glob, gzip, json, os, re, shutil, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def parse():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--squall", required=True)
+    p.add_argument("--state", default=os.path.join(HERE, "tune_matrix"))
+    p.add_argument("--deadline", type=float, default=1e9, help="seconds for this call")
+    p.add_argument("--seconds", type=float, default=8, help="per strategy run")
+    p.add_argument("--top-up-seconds", type=float, default=30, help="per top-up run")
+    p.add_argument("--target", type=int, default=3000)
+    p.add_argument("--combos", default="512:double,512:float,256:double,256:float")
+    p.add_argument("--kernels", default="advec_u_2i5,diff_uvw_smag")
+    p.add_argument("--strategies", default="random,local,annealing,forest")
+    p.add_argument("--seeds", default="1,2,3")
+    p.add_argument("--report", default="")
+    return p.parse_args()
+
+
+class Matrix:
+    def __init__(self, a):
+        self.a, self.t0 = a, time.monotonic()
+        self.dirs = {d: os.path.join(a.state, d) for d in ("strategies", "reference", "extra")}
+        for d in self.dirs.values():
+            os.makedirs(d, exist_ok=True)
+        self.tmp = tempfile.mkdtemp(prefix="squall_tune_matrix_")
+
+    def left(self):
+        return self.a.deadline - (time.monotonic() - self.t0)
+
+    def stored(self, kind, name):
+        return os.path.join(self.dirs[kind], name + ".jsonl.gz")
+
+    def evaluations(self, key, size):
+        """Verified, measured evaluations of key at size in every stored journal."""
+        n = 0
+        for path in glob.glob(os.path.join(self.a.state, "*", f"{key}_{size}_*.jsonl.gz")):
+            for line in gzip.open(path, "rt").read().splitlines()[1:]:
+                try:
+                    e = json.loads(line)
+                except json.JSONDecodeError:
+                    break
+                n += "final" not in e and e.get("status") == "ok" and not e.get("same_program")
+        return n
+
+    def capture(self, size, precision):
+        out = os.path.join(self.tmp, f"captures_{size}_{precision}")
+        shutil.rmtree(out, ignore_errors=True)
+        pattern = ",".join(f"{k}_{precision}" for k in self.a.kernels.split(","))
+        env = dict(os.environ, SQUALL_CAPTURE=pattern, SQUALL_CAPTURE_DIR=out,
+                   SQUALL_CAPTURE_MAX_MB="65536")
+        run = [self.a.squall, "run", os.path.join(ROOT, "cases", f"drycbl_{size}.yaml"),
+               "--backend", "gpu", "--set", f"model.precision={precision}",
+               "--set", "time.max_steps=1", "--set", "output.stats_every=0",
+               "--set", f"output.dir={os.path.join(self.tmp, 'run')}"]
+        r = subprocess.run(run, env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"capture of drycbl_{size} {precision} failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+        return sorted(glob.glob(os.path.join(out, "*.json")))
+
+    def tune(self, capture, kind, name, args, cache, env_extra=None):
+        """One squall tune of the capture; its journal goes to STATE/kind/name.jsonl.gz."""
+        journal = os.path.join(self.tmp, "journal")
+        shutil.rmtree(journal, ignore_errors=True)
+        env = dict(os.environ, SQUALL_CACHE_DIR=cache, SQUALL_WISDOM_USER_DIR="", **(env_extra or {}))
+        cmd = [self.a.squall, "tune", capture, "--out", os.path.join(self.tmp, "wisdom"),
+               "--journal", journal] + args
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            if "compiled (" in line or line.startswith(("advec", "diff")):
+                print(f"  {name}: {line}", flush=True)
+        written = glob.glob(os.path.join(journal, "*.jsonl"))
+        if r.returncode != 0 or len(written) != 1:
+            print(f"  {name}: squall tune failed (rc {r.returncode}): {r.stderr[-500:]}", flush=True)
+            return False
+        with open(written[0], "rb") as f, gzip.open(self.stored(kind, name), "wb") as z:
+            shutil.copyfileobj(f, z)
+        return True
+
+    def combo(self, size, precision):
+        kernels = [f"{k}_{precision}" for k in self.a.kernels.split(",")]
+        grid = f"{size}x{size}x{size}"
+        strategies, seeds = self.a.strategies.split(","), self.a.seeds.split(",")
+        missing = [(k, s, n) for k in kernels for s in strategies for n in seeds
+                   if not os.path.exists(self.stored("strategies", f"{k}_{grid}_{s}_s{n}"))]
+        short = [k for k in kernels if self.evaluations(k, grid) < self.a.target]
+        if not missing and not short:
+            return
+        if self.left() < 90 + self.a.seconds:
+            return
+        print(f"drycbl_{size} {precision}: capturing ({self.left():.0f} s left)", flush=True)
+        captures = {json.load(open(c))["key"]: c for c in self.capture(size, precision)}
+        warm = os.path.join(self.tmp, f"cache_{size}_{precision}")
+        for key in kernels:
+            if key not in captures:
+                sys.exit(f"no capture of {key} from drycbl_{size}")
+            c = captures[key]
+            ref = f"{key}_{grid}_shipped"
+            if not os.path.exists(self.stored("reference", ref)) and self.left() > 30:
+                self.tune(c, "reference", ref, ["--strategy", "local", "--evals", "2"], warm,
+                          {"SQUALL_WISDOM_PROJECT_DIR": os.path.join(ROOT, "wisdom")})
+            for k, s, n in missing:
+                if k != key or self.left() < self.a.seconds + 30:
+                    continue
+                cold = os.path.join(self.tmp, "cold")
+                shutil.rmtree(cold, ignore_errors=True)
+                self.tune(c, "strategies", f"{k}_{grid}_{s}_s{n}",
+                          ["--strategy", s, "--seed", n, "--time", str(self.a.seconds), "--from-default"], cold)
+            round_ = 0
+            while self.evaluations(key, grid) < self.a.target and self.left() > self.a.top_up_seconds + 30:
+                s = ("random", "annealing")[round_ % 2]
+                round_ += 1
+                n = 101
+                while os.path.exists(self.stored("extra", f"{key}_{grid}_{s}_s{n}")):
+                    n += 1
+                if not self.tune(c, "extra", f"{key}_{grid}_{s}_s{n}",
+                                 ["--strategy", s, "--seed", str(n), "--time",
+                                  str(self.a.top_up_seconds), "--from-default"], warm):
+                    break
+            print(f"{key} {grid}: {self.evaluations(key, grid)} verified evaluations "
+                  f"(target {self.a.target})", flush=True)
+
+    def report(self):
+        dirs = {}
+        for kind in self.dirs:
+            d = dirs[kind] = os.path.join(self.tmp, "report", kind)
+            os.makedirs(d, exist_ok=True)
+            for z in glob.glob(os.path.join(self.dirs[kind], "*.jsonl.gz")):
+                with gzip.open(z, "rb") as f, open(os.path.join(d, os.path.basename(z)[:-3]), "wb") as o:
+                    shutil.copyfileobj(f, o)
+        # The best known takes the top-up and reference journals too.
+        known = os.path.join(self.tmp, "report", "known")
+        os.makedirs(known, exist_ok=True)
+        for kind in ("reference", "extra"):
+            for j in glob.glob(os.path.join(dirs[kind], "*.jsonl")):
+                shutil.copy(j, known)
+        out = self.a.report or os.path.join(self.tmp, "report.json")
+        subprocess.run([sys.executable, os.path.join(HERE, "tune_strategies_report.py"),
+                        dirs["strategies"], out, known])
+        names = [os.path.basename(p) for p in glob.glob(os.path.join(self.a.state, "*", "*.jsonl.gz"))]
+        for key, grid in sorted({m.groups() for m in map(re.compile(r"^(.*)_(\d+x\d+x\d+)_").match, names) if m}):
+            print(f"{key} {grid}: {self.evaluations(key, grid)} verified evaluations in all")
+
+
+def main():
+    a = parse()
+    m = Matrix(a)
+    try:
+        for combo in a.combos.split(","):
+            size, precision = combo.split(":")
+            m.combo(size, precision)
+        if glob.glob(os.path.join(m.dirs["strategies"], "*.jsonl.gz")):
+            m.report()
+    finally:
+        shutil.rmtree(m.tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
