@@ -36,11 +36,12 @@
 namespace squall {
 namespace {
 
-Config drycbl(Backend b, bool single) {
+Config drycbl(Backend b, bool single, Tendencies tendencies) {
     Config cfg = load_config(std::string(SQUALL_SOURCE_DIR) + "/cases/drycbl.yaml",
                              {"output.stats_every=0", "output.status_every=1000",
                               std::string("model.precision=") + (single ? "float" : "double")});
     cfg.backend = b;
+    cfg.tendencies = tendencies;
     return cfg;
 }
 
@@ -73,8 +74,8 @@ void perturb(Model<T>& m) {
 // Runs on all ranks of MPI_COMM_WORLD (automatic decomposition); the result is gathered
 // on rank 0 (empty elsewhere).
 template <typename T>
-Result run_model(Backend b, int steps, bool perturbed = false) {
-    Config cfg = drycbl(b, sizeof(T) == 4);
+Result run_model(Backend b, Tendencies tendencies, int steps, bool perturbed = false) {
+    Config cfg = drycbl(b, sizeof(T) == 4, tendencies);
     int nprocs = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     const Decomp2 np = resolve_decomposition(cfg, nprocs);
@@ -139,15 +140,15 @@ double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 template <typename T>
-void compare(double cap_profile, double cap_field) {
+void compare(double cap_profile, double cap_field, Tendencies tendencies = Tendencies::automatic) {
     const std::string why = open_gpu(MPI_COMM_WORLD);
     SQUALL_NEED_GPU(why.empty(), why);
     constexpr int steps = 50;
     const char* prec = sizeof(T) == 4 ? "float" : "double";
     const double floor = sizeof(T) == 4 ? 1e-5 : 1e-13; // when the twin is closer still
-    const Result gpu = run_model<T>(Backend::gpu, steps);
-    const Result cpu = run_model<T>(Backend::cpu, steps);
-    const Result twin = run_model<T>(Backend::cpu, steps, true);
+    const Result gpu = run_model<T>(Backend::gpu, tendencies, steps);
+    const Result cpu = run_model<T>(Backend::cpu, tendencies, steps);
+    const Result twin = run_model<T>(Backend::cpu, tendencies, steps, true);
     if (gpu.fields[0].empty()) return; // only rank 0 holds the gathered results
     ASSERT_DOUBLE_EQ(gpu.time, cpu.time);
     auto check = [&](const char* what, const char* name, const std::vector<double>& g,
@@ -180,6 +181,15 @@ TEST(GpuModel, DryCbl50StepsDoubleMatchesCpu) {
 
 TEST(GpuModel, DryCbl50StepsFloatMatchesCpu) {
     compare<float>(1e-1, 3e-1);
+}
+
+// The fused tendency and closure kernels (model.tendencies: fused) on both backends.
+TEST(GpuModel, DryCbl50StepsFusedDoubleMatchesCpu) {
+    compare<double>(1e-9, 1e-8, Tendencies::fused);
+}
+
+TEST(GpuModel, DryCbl50StepsFusedFloatMatchesCpu) {
+    compare<float>(1e-1, 3e-1, Tendencies::fused);
 }
 
 } // namespace
