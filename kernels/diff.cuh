@@ -86,9 +86,19 @@ struct Strain2 {
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
-// Smagorinsky-Lilly eddy viscosity with the stability correction and optional Mason wall
-// damping. Ri/Pr_t is capped at 1 - 1e-6 (representable in float), so the sqrt argument
-// stays > 0 and stable points keep a tiny residual viscosity.
+// The Smagorinsky mixing length squared at a level, (cs (dx dy dz)^(1/3))^2, with Mason's
+// wall damping 1/L^2 = 1/L0^2 + 1/(0.4 (z + z0m))^2 when a surface model is on. The model
+// keeps it as a profile (EviscSmag::mlen2): one cube root per level, not per point.
+template <typename T>
+SQ_HD T smag_mixing_length2(T cs, T dx, T dy, T dz, T z, T z0m, bool mason) {
+    const T l0 = cs * cbrt_(dx * dy * dz);
+    const T l2 = l0 * l0;
+    return mason ? T(1) / (T(1) / l2 + T(1) / sqr_(T(0.4) * (z + z0m))) : l2;
+}
+
+// Smagorinsky-Lilly eddy viscosity with the stability correction; the mixing length
+// squared by level (smag_mixing_length2). Ri/Pr_t is capped at 1 - 1e-6 (representable in
+// float), so the sqrt argument stays > 0 and stable points keep a tiny residual viscosity.
 template <typename T>
 struct EviscSmag {
     static constexpr const char* name = "evisc_smag";
@@ -96,19 +106,15 @@ struct EviscSmag {
     const T* SQ_RESTRICT strain2;
     const T* SQ_RESTRICT th; // nullptr: neutral (N2 = 0)
     T g_over_thref;
-    const T *SQ_RESTRICT z, *SQ_RESTRICT dz;
-    T dx, dy;
-    T cs, prandtl_t;
-    T z0m;
-    int mason; // 1: Mason wall damping (with a surface model), 0: none
+    const T *SQ_RESTRICT z, *SQ_RESTRICT mlen2; // mlen2: smag_mixing_length2 by k
+    T prandtl_t;
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(evisc), sq::Use::out).fields(SQ_ARG(strain2), SQ_ARG(th));
-        d.scalar(SQ_ARG(g_over_thref)).profiles(SQ_ARG(z), SQ_ARG(dz));
-        d.scalars(SQ_ARG(dx), SQ_ARG(dy), SQ_ARG(cs), SQ_ARG(prandtl_t), SQ_ARG(z0m), SQ_ARG(mason),
-                  SQ_ARG(jj), SQ_ARG(kk));
+        d.scalar(SQ_ARG(g_over_thref)).profiles(SQ_ARG(z), SQ_ARG(mlen2));
+        d.scalars(SQ_ARG(prandtl_t), SQ_ARG(jj), SQ_ARG(kk));
     }
 
     SQ_HD T value(int i, int j, int k) const {
@@ -119,11 +125,8 @@ struct EviscSmag {
         const int ijk = index3(i, j, k, jj, kk);
         const T n2 =
             th ? g_over_thref * (th[ijk + kk] - th[ijk - kk]) / (z[k + 1] - z[k - 1]) : T(0);
-        const T l0 = cs * cbrt_(dx * dy * dz[k]);
-        T l2 = l0 * l0;
-        if (mason) l2 = T(1) / (T(1) / l2 + T(1) / sqr_(T(0.4) * (z[k] + z0m)));
         const T ri_pr = min_(n2 / (prandtl_t * s2), T(1) - T(1e-6));
-        return l2 * sqrt_(s2) * sqrt_(T(1) - ri_pr);
+        return mlen2[k] * sqrt_(s2) * sqrt_(T(1) - ri_pr);
     }
     SQ_HD void store(int i, int j, int k, T val) const { evisc[index3(i, j, k, jj, kk)] = val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }

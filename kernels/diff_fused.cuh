@@ -103,25 +103,22 @@ struct StrainEviscSmag {
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T* SQ_RESTRICT th; // nullptr: neutral (N2 = 0)
     T g_over_thref;
-    const T *SQ_RESTRICT z, *SQ_RESTRICT dz, *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi;
-    T dx, dy, dxi, dyi;
-    T cs, prandtl_t;
-    T z0m;
-    int mason; // 1: Mason wall damping (with a surface model), 0: none
+    const T *SQ_RESTRICT z, *SQ_RESTRICT mlen2, *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi;
+    T dxi, dyi;
+    T prandtl_t;
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(evisc), sq::Use::out).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(th));
         d.scalar(SQ_ARG(g_over_thref));
-        d.profiles(SQ_ARG(z), SQ_ARG(dz), SQ_ARG(dzi), SQ_ARG(dzhi));
-        d.scalars(SQ_ARG(dx), SQ_ARG(dy), SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(cs), SQ_ARG(prandtl_t),
-                  SQ_ARG(z0m), SQ_ARG(mason), SQ_ARG(jj), SQ_ARG(kk));
+        d.profiles(SQ_ARG(z), SQ_ARG(mlen2), SQ_ARG(dzi), SQ_ARG(dzhi));
+        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(prandtl_t), SQ_ARG(jj), SQ_ARG(kk));
     }
 
     SQ_HD Strain2<T> strain() const { return {nullptr, u, v, w, dzi, dzhi, dxi, dyi, jj, kk}; }
     SQ_HD EviscSmag<T> viscosity() const {
-        return {evisc, nullptr, th, g_over_thref, z, dz, dx, dy, cs, prandtl_t, z0m, mason, jj, kk};
+        return {evisc, nullptr, th, g_over_thref, z, mlen2, prandtl_t, jj, kk};
     }
     SQ_HD T value(int i, int j, int k) const {
         return viscosity().value_of(strain().value(i, j, k), i, j, k);

@@ -103,6 +103,13 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
         // The surface model prescribes the scalar flux; the case gives it as the bottom value.
         f_.s_fluxbot.fill(T(cfg.bc.s_bot_value));
     }
+    if (les()) {
+        smag_mlen2_.assign(g_.d.kcells, T(0), on_device_);
+        for (int k = g_.d.kstart; k < g_.d.kend; ++k)
+            smag_mlen2_[k] = sq::smag_mixing_length2(T(cfg.cs), g_.dx, g_.dy, g_.dz[k], g_.z[k],
+                                                     T(cfg.bc.surface.z0m), surface());
+        smag_mlen2_.to_device();
+    }
     if (cfg.sponge.enabled) {
         // Damping rate sigma ((z - zstart)/(zsize - zstart))^beta above zstart.
         sponge_coef_.assign(g_.d.kcells, T(0), on_device_);

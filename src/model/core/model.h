@@ -98,6 +98,7 @@ private:
     std::int64_t idt_fixed_ = 0; // the step without adaptivity, before output-time clipping
     long nstep_ = 0;
     bool fixed_dt_ = false;
+    DeviceArray<T> smag_mlen2_; // the Smagorinsky mixing length squared by level (les())
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
     int sponge_kstart_ = 0; // first level with a non-zero damping rate (the sponge's bottom)
     void set_sponge_reference();

@@ -41,10 +41,8 @@ void Model<T>::closure() {
                                               .w = f_.w.data(),
                                               .th = th,
                                               .g_over_thref = g_over_thref,
-                                              .cs = T(cfg_.cs),
-                                              .prandtl_t = T(cfg_.prandtl_t),
-                                              .z0m = T(cfg_.bc.surface.z0m),
-                                              .mason = surface() ? 1 : 0});
+                                              .mlen2 = smag_mlen2_.data(),
+                                              .prandtl_t = T(cfg_.prandtl_t)});
     } else {
         launch_on_grid(sq::Strain2<T>{
             .strain2 = f_.strain2.data(), .u = f_.u.data(), .v = f_.v.data(), .w = f_.w.data()});
@@ -52,10 +50,8 @@ void Model<T>::closure() {
                                         .strain2 = f_.strain2.data(),
                                         .th = th,
                                         .g_over_thref = g_over_thref,
-                                        .cs = T(cfg_.cs),
-                                        .prandtl_t = T(cfg_.prandtl_t),
-                                        .z0m = T(cfg_.bc.surface.z0m),
-                                        .mason = surface() ? 1 : 0});
+                                        .mlen2 = smag_mlen2_.data(),
+                                        .prandtl_t = T(cfg_.prandtl_t)});
     }
     launch_2d(
         range_2d(),

@@ -160,19 +160,20 @@ TYPED_TEST(DiffKernels, EviscSmag) {
             // diff.cuh documents the limiter as Ri/Pr_t <= 1 - 1e-6, evaluated in T.
             p.eps = 1.0 - double(T(1) - T(1e-6));
             auto out = to_t<T>(in.tend0);
+            // The mixing length by level, as the model keeps it (the reference computes its
+            // own from cs, the grid and z0m).
+            std::vector<T> mlen2(m.z.size(), T(0));
+            for (int k = g.kstart; k < g.kend; ++k)
+                mlen2[size_t(k)] = sq::smag_mixing_length2(T(p.cs), m.dx, m.dy, m.dz[size_t(k)],
+                                                           m.z[size_t(k)], T(p.z0m), mason != 0);
             sq::EviscSmag<T> kn{};
             kn.evisc = out.data();
             kn.strain2 = s2.data();
             kn.th = with_th ? th.data() : nullptr;
             kn.g_over_thref = T(p.g_over_thref);
             kn.z = m.z.data();
-            kn.dz = m.dz.data();
-            kn.dx = m.dx;
-            kn.dy = m.dy;
-            kn.cs = T(p.cs);
+            kn.mlen2 = mlen2.data();
             kn.prandtl_t = T(p.prandtl_t);
-            kn.z0m = T(p.z0m);
-            kn.mason = mason;
             kn.jj = m.jj;
             kn.kk = m.kk;
             run_kernel(kn, g, g.kstart, g.kend);

@@ -245,8 +245,8 @@ TYPED_TEST(FusedTendencies, OrderOfTheSumIsVisible) {
 } // namespace
 
 // StrainEviscSmag against Strain2 then EviscSmag through the strain2 array, bit for bit,
-// with and without the stability (th) and the Mason wall damping; only the interior is
-// written.
+// with and without the stability (th) and the Mason wall damping (in the mixing length
+// profile); only the interior is written.
 TYPED_TEST(FusedTendencies, StrainEviscSmagBitwiseEqualToStrainThenEvisc) {
     using T = TypeParam;
     const Inputs in = make_inputs<T>();
@@ -265,9 +265,12 @@ TYPED_TEST(FusedTendencies, StrainEviscSmagBitwiseEqualToStrainThenEvisc) {
             run_kernel(sq::Strain2<T>{strain2.data(), u, v, w, m.dzi.data(), m.dzhi.data(), m.dxi,
                                       m.dyi, m.jj, m.kk},
                        g, ks, ke);
+            std::vector<T> mlen2(m.z.size(), T(0));
+            for (int k = ks; k < ke; ++k)
+                mlen2[size_t(k)] = sq::smag_mixing_length2(cs, m.dx, m.dy, m.dz[size_t(k)],
+                                                           m.z[size_t(k)], z0m, mason != 0);
             run_kernel(sq::EviscSmag<T>{sep.data(), strain2.data(), th, g_over_thref, m.z.data(),
-                                        m.dz.data(), m.dx, m.dy, cs, T(prandtl_t), z0m, mason, m.jj,
-                                        m.kk},
+                                        mlen2.data(), T(prandtl_t), m.jj, m.kk},
                        g, ks, ke);
             run_kernel(sq::StrainEviscSmag<T>{.evisc = fused.data(),
                                               .u = u,
@@ -276,17 +279,12 @@ TYPED_TEST(FusedTendencies, StrainEviscSmagBitwiseEqualToStrainThenEvisc) {
                                               .th = th,
                                               .g_over_thref = g_over_thref,
                                               .z = m.z.data(),
-                                              .dz = m.dz.data(),
+                                              .mlen2 = mlen2.data(),
                                               .dzi = m.dzi.data(),
                                               .dzhi = m.dzhi.data(),
-                                              .dx = m.dx,
-                                              .dy = m.dy,
                                               .dxi = m.dxi,
                                               .dyi = m.dyi,
-                                              .cs = cs,
                                               .prandtl_t = T(prandtl_t),
-                                              .z0m = z0m,
-                                              .mason = mason,
                                               .jj = m.jj,
                                               .kk = m.kk},
                        g, ks, ke);

@@ -294,8 +294,10 @@ TYPED_TEST(DiffSanity, EviscSmagHandComputed) {
     T th[3] = {T(1), T(7), T(1.125)};
     T ev[3] = {};
     auto run = [&](const T* thp, int mason, T z0m, T g_over_thref) {
-        sq::EviscSmag<T>{ev,   s2,      thp,        g_over_thref, z,     dz, T(4),
-                         T(4), T(0.23), T(1. / 3.), z0m,          mason, jj, kk}(0, 0, 1);
+        T mlen2[3] = {};
+        for (int k = 0; k < 3; ++k)
+            mlen2[k] = sq::smag_mixing_length2(T(0.23), T(4), T(4), dz[k], z[k], z0m, mason != 0);
+        sq::EviscSmag<T>{ev, s2, thp, g_over_thref, z, mlen2, T(1. / 3.), jj, kk}(0, 0, 1);
         return double(ev[1]);
     };
     const double t = tol<T>(0.05);
