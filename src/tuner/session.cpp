@@ -96,7 +96,7 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
     const TuneResult r = tuner::tune(def.space(), p, rt_->device(), evaluator, *journal, to);
     line_.finish();
 
-    wall_ += r.wall, gpu_wait_ += r.gpu_wait, compiled_ += r.compiled;
+    wall_ += r.wall, gpu_wait_ += r.gpu_wait, compiled_ += r.compiled, drain_ += r.drain;
     same_program_ += r.same_program;
     evaluations_ += r.evaluations - r.from_journal;
     TableRow row{def.key(), problem_text(p), r.baseline_seconds, r.best_seconds};
@@ -127,13 +127,15 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
 
 std::string Session::summary() const {
     const double all = elapsed();
-    return fmt::format("{} kernel(s) in {:.1f} s: {:.1f} s searching, {:.1f} s putting captured "
-                       "data on the GPU, {:.1f} s capturing, loading and running; {} compiled "
-                       "({:.1f} per second of search), {} the same program as one measured, GPU "
-                       "waiting for compiles {:.0f} % of the search; copy ceiling {:.2f} TB/s",
-                       rows_.size(), all, wall_, setup_, std::max(0.0, all - wall_ - setup_),
-                       compiled_, wall_ > 0 ? compiled_ / wall_ : 0, same_program_,
-                       wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0, ceiling_ * 1e-12);
+    return fmt::format(
+        "{} kernel(s) in {:.1f} s: {:.1f} s searching, {:.1f} s finishing compiles still running "
+        "at the end of a search, {:.1f} s putting captured data on the GPU, {:.1f} s capturing, "
+        "loading and running; {} compiled ({:.1f} per second of search), {} the same program "
+        "as one measured, GPU waiting for compiles {:.0f} % of the search; copy ceiling {:.2f} "
+        "TB/s",
+        rows_.size(), all, wall_, drain_, setup_, std::max(0.0, all - wall_ - drain_ - setup_),
+        compiled_, wall_ > 0 ? compiled_ / wall_ : 0, same_program_,
+        wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0, ceiling_ * 1e-12);
 }
 
 } // namespace squall::tuner

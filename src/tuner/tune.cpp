@@ -7,6 +7,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -121,7 +122,8 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     so.start = o.start;
     so.budget = o.budget.evaluations ? o.budget.evaluations : 200;
     const auto strategy = make_strategy(o.strategy, space, problem, device, so);
-    CompilePool pool(threads_of(o));
+    std::optional<CompilePool> compiles(std::in_place, threads_of(o));
+    CompilePool& pool = *compiles;
     const size_t batch = default_batch(o);
 
     std::vector<Evaluation> history;
@@ -295,6 +297,8 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     r.best = finalists[win], r.best_seconds = t[win], r.baseline_seconds = t[0];
     journal.finish({r.best, r.best_seconds, r.baseline_seconds, r.evaluations, r.rejected});
     r.wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    compiles.reset();
+    r.drain = std::chrono::duration<double>(Clock::now() - t0).count() - r.wall;
     progress.best = r.best_seconds, progress.baseline = r.baseline_seconds;
     report();
     return r;

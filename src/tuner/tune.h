@@ -76,7 +76,10 @@ struct TuneResult {
     size_t same_program = 0; // evaluations answered by an equivalent one, unmeasured
     double wall = 0;         // seconds of this run (not the journal's earlier ones)
     double gpu_wait = 0;     // seconds the measuring thread waited for a compile
-    size_t compiled = 0;     // candidates compiled in this run
+    // Seconds after the search spent finishing the compiles still running when it ended
+    // (NVRTC cannot be interrupted; the ones not started are dropped). Not in `wall`.
+    double drain = 0;
+    size_t compiled = 0; // candidates compiled in this run
     bool complete_from_journal = false;
     std::string rejection; // the first verification failure, for the report
 };
