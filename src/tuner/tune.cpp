@@ -73,6 +73,30 @@ unsigned threads_of(const TuneOptions& o) {
                              : std::max(1u, std::thread::hardware_concurrency());
 }
 
+// What a compile task returns when it was not started: it could not have finished
+// within the time budget (the mean compile so far says so), and a running NVRTC compile
+// cannot be interrupted, so starting it would only make the tune overrun.
+const std::string kNotStarted = "\x01not started: past the time budget";
+
+// The mean duration of this tune's compiles (the compile tasks' own threads add to it).
+class CompileClock {
+public:
+    void add(Clock::duration d) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        total_ += d, ++count_;
+    }
+    // A compile started now would end after `deadline` (known after a few compiles).
+    bool would_miss(Clock::time_point deadline) const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return count_ >= 4 && Clock::now() + total_ / count_ > deadline;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    Clock::duration total_{};
+    long count_ = 0;
+};
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0 : v[v.size() / 2];
@@ -199,8 +223,16 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     };
     std::deque<std::vector<Slot>> in_flight;
     size_t asked = 1;
+    // When the time budget ends on the clock (time_budget is final from here on).
+    const Clock::time_point deadline =
+        time_budget > 0 ? t0 + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(time_budget - earlier))
+                        : Clock::time_point::max();
+    CompileClock compile_clock;
     auto ask_batch = [&] {
-        if (time_up() || (o.budget.evaluations && asked >= o.budget.evaluations)) return false;
+        if (time_up() || compile_clock.would_miss(deadline) ||
+            (o.budget.evaluations && asked >= o.budget.evaluations))
+            return false;
         const size_t n =
             o.budget.evaluations ? std::min(batch, o.budget.evaluations - asked) : batch;
         std::vector<Slot> slots;
@@ -211,7 +243,13 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
             if (s.program) s.same_program = !asked_programs.insert(*s.program).second;
             if (!journaled && !s.same_program) {
                 const rt::Config copy = s.config;
-                s.compiled = pool.submit([&evaluator, copy] { return evaluator.prepare(copy); });
+                s.compiled = pool.submit([&evaluator, &compile_clock, deadline, copy] {
+                    if (compile_clock.would_miss(deadline)) return kNotStarted;
+                    const Clock::time_point c0 = Clock::now();
+                    std::string error = evaluator.prepare(copy);
+                    compile_clock.add(Clock::now() - c0);
+                    return error;
+                });
             }
             slots.push_back(std::move(s));
         }
@@ -230,6 +268,7 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         // Measured as their compiles finish (a slow compile holds up nothing else), told in
         // the order asked, so that the search does not depend on compile times.
         std::vector<std::optional<Evaluation>> done(slots.size());
+        std::vector<char> skipped(slots.size(), 0); // compiles not started (kNotStarted)
         size_t left = slots.size();
         // A slot can be measured once compiled (or from the journal); one of a program
         // measured before once that measurement is done.
@@ -243,11 +282,15 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
             const Clock::time_point w0 = Clock::now();
             while (next == slots.size()) {
                 for (size_t n = 0; n < slots.size() && next == slots.size(); ++n)
-                    if (!done[n] && ready(slots[n])) next = n;
-                if (next == slots.size())
-                    std::this_thread::sleep_for(std::chrono::microseconds(200));
+                    if (!done[n] && !skipped[n] && ready(slots[n])) next = n;
+                if (next != slots.size() || time_up()) break; // nothing ready and no time
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
             }
             r.gpu_wait += std::chrono::duration<double>(Clock::now() - w0).count();
+            if (next == slots.size()) {
+                stopped = true;
+                break;
+            }
             Slot& s = slots[next];
             if (s.same_program) {
                 Evaluation e = by_program.at(*s.program);
@@ -263,6 +306,11 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
             if (time_up() && !journal.find(s.config)) {
                 stopped = true;
                 break;
+            }
+            if (s.compiled.valid() && s.compiled.get() == kNotStarted) {
+                skipped[next] = 1; // neither measured nor told; the others go on
+                --left;
+                continue;
             }
             done[next] = evaluate(s.config, s.compiled.valid() ? &s.compiled : nullptr, false);
             if (s.program) by_program.emplace(*s.program, *done[next]);

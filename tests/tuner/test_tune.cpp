@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 namespace {
 
@@ -161,6 +162,30 @@ TEST(Tune, ATimeBudgetStops) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_GT(r.evaluations, 1u);
     EXPECT_LT(s, 3.0); // the budget, the batch being measured and the final measurements
+}
+
+// Compiles that could not finish within the time budget are not started (a running NVRTC
+// compile cannot be stopped): the tune ends about when its budget does, waits at most for
+// the compiles already running, and journals no candidate it did not compile.
+TEST(Tune, CompilesPastTheBudgetAreNotStarted) {
+    const Case& c = cases()[0];
+    struct Slow : SyntheticEvaluator {
+        using SyntheticEvaluator::SyntheticEvaluator;
+        std::string prepare(const rt::Config& cfg) override {
+            std::this_thread::sleep_for(std::chrono::milliseconds(40));
+            return SyntheticEvaluator::prepare(cfg);
+        }
+    } ev(c);
+    ev.failures = false;
+    TuneOptions o = options(0);
+    o.budget.seconds = 1.0;
+    Journal j(c.space(), header_of(c, o));
+    const TuneResult r = tune(c.space(), c.problem, c.device, ev, j, o);
+    EXPECT_GT(r.evaluations, 4u);
+    EXPECT_EQ(r.failed, 0u);
+    EXPECT_EQ(r.evaluations, j.recorded().size());
+    for (const Evaluation& e : j.recorded()) EXPECT_EQ(e.status, Status::ok) << e.detail;
+    EXPECT_LT(r.drain, 0.2); // two running compiles of 40 ms at most
 }
 
 TEST(Tune, FailingDefaultIsAnError) {
