@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace squall::rt {
@@ -245,6 +246,16 @@ json array_json(const std::string& dir, const std::string& stem, Capture& c, Cap
 }
 
 } // namespace
+
+void hash_arrays(Capture& c) {
+    std::vector<std::thread> threads;
+    for (CapturedArray& a : c.arrays)
+        threads.emplace_back([&a] {
+            a.hash_before = hash64(a.before.data(), a.before.size());
+            a.hash_after = hash64(a.after.data(), a.after.size());
+        });
+    for (std::thread& t : threads) t.join();
+}
 
 void describe_launch(Capture& c, const std::vector<ArgDef>& args, void* const* params, size_t count,
                      std::vector<uint64_t>& from) {

@@ -115,6 +115,10 @@ struct Capture {
 void describe_launch(Capture& c, const std::vector<ArgDef>& args, void* const* params, size_t count,
                      std::vector<uint64_t>& from);
 
+// Sets every array's hash_before and hash_after, the arrays on threads of their own (a
+// 512^3 capture holds about 10 GB).
+void hash_arrays(Capture& c);
+
 // Writes a capture (arrays already filled, hashes computed here). Returns the JSON
 // path. Throws CaptureError when the directory is not writable.
 std::string write_capture(const std::string& dir, Capture& capture);

@@ -328,10 +328,7 @@ void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** param
         c.squall_version = squall_version();
         c.git_revision = squall_git_revision();
         if (const CaptureSink& sink = capture_sink()) {
-            for (auto& a : c.arrays) {
-                a.hash_before = hash64(a.before.data(), a.before.size());
-                a.hash_after = hash64(a.after.data(), a.after.size());
-            }
+            hash_arrays(c);
             in_sink = true;
             try {
                 sink(*this, c);

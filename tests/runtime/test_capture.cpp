@@ -115,6 +115,19 @@ fs::path fresh_dir(const std::string& name) {
 
 } // namespace
 
+// hash_arrays (one thread per array) gives each array the hashes of its own bytes, the
+// same that write_capture records and load_capture verifies.
+TEST(Capture, ArraysAreHashedEachFromItsOwnBytes) {
+    Capture c = make_capture(5000);
+    hash_arrays(c);
+    for (const CapturedArray& a : c.arrays) {
+        EXPECT_EQ(a.hash_before, hash64(a.before.data(), a.before.size())) << a.name;
+        EXPECT_EQ(a.hash_after, hash64(a.after.data(), a.after.size())) << a.name;
+    }
+    EXPECT_NE(c.arrays[0].hash_before, c.arrays[1].hash_before);
+    EXPECT_NE(c.arrays[1].hash_before, c.arrays[1].hash_after);
+}
+
 TEST(Capture, RoundTripIsByteIdentical) {
     fs::path dir = fresh_dir("roundtrip");
     Capture c = make_capture(1000);
