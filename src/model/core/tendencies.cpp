@@ -31,9 +31,9 @@ template <typename T>
 void Model<T>::closure() {
     if (!les()) return;
     const auto& d = g_.d;
-    const bool dry = cfg_.thermo == ThermoType::dry || cfg_.thermo == ThermoType::buoy;
-    const T g_over_thref = cfg_.thermo == ThermoType::dry ? T(cfg_.gravity / cfg_.thref) : T(1);
-    const T* th = dry ? f_.s.data() : nullptr;
+    // The stability correction's N^2 comes from the scalar that carries the buoyancy.
+    const T g_over_thref = buoyancy_factor();
+    const T* th = has_buoyancy() ? f_.s.data() : nullptr;
     if (fused_tendencies()) {
         launch_on_grid(sq::StrainEviscSmag<T>{.evisc = f_.evisc.data(),
                                               .u = f_.u.data(),
