@@ -422,6 +422,10 @@ bool fused_tendencies_available(const Config& c) {
     return pair && (c.thermo == ThermoType::dry || c.thermo == ThermoType::buoy);
 }
 
+bool runs_fused_tendencies(const Config& c) {
+    return c.tendencies == Tendencies::fused && fused_tendencies_available(c);
+}
+
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
     YAML::Node root = cfg::parse_file(path);
     const auto from_command_line = cfg::apply_overrides(root, overrides);

@@ -150,6 +150,9 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
 // Whether the fused tendency kernels cover the case: 2i5 advection with Smagorinsky
 // diffusion or 2 with constant diffusion, and a buoyancy (the momentum kernels add it to w).
 bool fused_tendencies_available(const Config& c);
+// Whether a run of the case uses them: model.tendencies fused where they apply (auto runs
+// the separate kernels on both backends, docs/performance.md).
+bool runs_fused_tendencies(const Config& c);
 
 // Choose or check the MPI decomposition for `nprocs` ranks. npx/npy == 0 means
 // automatic. Returns {npx, npy}; throws ConfigError explaining why a given

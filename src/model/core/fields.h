@@ -13,7 +13,7 @@ struct Fields {
     Field3d<T> u, v, w, s;     // prognostic: velocities and the scalar (th or b)
     Field3d<T> ut, vt, wt, st; // tendencies (low-storage RK accumulators)
     Field3d<T> p;              // pressure (also holds the pressure RHS)
-    Field3d<T> evisc, strain2; // LES closure
+    Field3d<T> evisc, strain2; // LES closure (strain2: only for the separate closure kernels)
     bool has_scalar = false;
     bool on_device = false;
 
@@ -22,7 +22,9 @@ struct Fields {
     DeviceArray<T> dudz_bot, dvdz_bot, dsdz_bot;    // wall gradients (ghost cells)
     DeviceArray<T> ustar, obuk_inv;                 // surface-layer state
 
-    Fields(const GridDims& d, bool with_scalar, bool with_les, bool with_surface,
+    // with_strain2: the closure passes the strain rate through an array (not the fused
+    // StrainEviscSmag); only with with_les.
+    Fields(const GridDims& d, bool with_scalar, bool with_les, bool with_strain2, bool with_surface,
            bool device = false)
         : u(d, device), v(d, device), w(d, device), ut(d, device), vt(d, device), wt(d, device),
           p(d, device), has_scalar(with_scalar), on_device(device) {
@@ -32,7 +34,7 @@ struct Fields {
         }
         if (with_les) {
             evisc = Field3d<T>(d, device);
-            strain2 = Field3d<T>(d, device);
+            if (with_strain2) strain2 = Field3d<T>(d, device);
         }
         if (with_surface) {
             const std::size_t n = std::size_t(d.nplane());

@@ -69,8 +69,8 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
     : cfg_(cfg), decomp_(decomp), on_device_(cfg.backend == Backend::gpu),
       g_(Grid<T>::make(cfg, decomp.npx, decomp.npy, decomp.px, decomp.py)),
       metric_arrays_(g_, on_device_), m_(metric_arrays_.get()),
-      f_(g_.d, cfg.thermo != ThermoType::none, cfg.diff == DiffType::smag2, cfg.bc.surface.enabled,
-         on_device_),
+      f_(g_.d, cfg.thermo != ThermoType::none, cfg.diff == DiffType::smag2,
+         !runs_fused_tendencies(cfg), cfg.bc.surface.enabled, on_device_),
       halo_(g_.d, decomp, on_device_) {
     if (on_device_) {
 #ifdef SQUALL_GPU_MODEL

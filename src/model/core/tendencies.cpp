@@ -142,7 +142,7 @@ void Model<T>::diffusion() {
 // docs/performance.md). load_config refuses fused where the fused kernels do not apply.
 template <typename T>
 bool Model<T>::fused_tendencies() const {
-    return cfg_.tendencies == Tendencies::fused && fused_tendencies_available(cfg_);
+    return runs_fused_tendencies(cfg_);
 }
 
 // advection() and diffusion() with a buoyancy, for 2i5 with smag2 or 2 with constant

@@ -39,6 +39,9 @@ Result run_on(const std::string& name, int nranks, const std::string& tendencies
         {
             ModelRun<T> run(cfg, comm);
             EXPECT_EQ(run.model->fused_tendencies(), tendencies == "fused");
+            // The fused closure passes the strain rate in registers: no strain2 array.
+            const bool les = !dns;
+            EXPECT_EQ(run.model->fields().strain2.size() > 0, les && tendencies != "fused");
             run.model->run();
             EXPECT_EQ(run.model->steps(), kSteps);
             const auto& f = run.model->fields();
