@@ -32,7 +32,7 @@
 #include "kernels/diagnostics.cuh"
 #include "kernels/halo.cuh"
 #include "tests/backends/cuda/kernel_list.h"
-#include "tuner/tune.h"
+#include "tuner/capture_evaluator.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -484,11 +484,11 @@ struct Timing {
 // changes with the block size only by its rounding) and timed. Every verified candidate
 // is kept in `timings`, the default first.
 template <typename T>
-class BenchEvaluator : public tuner::Evaluator {
+class BenchEvaluator : public tuner::KernelEvaluator {
 public:
     BenchEvaluator(rt::Runtime& rt, Pool<T>& pool, const rt::KernelDef& def, const Search<T>& s,
                    int reps)
-        : rt_(rt), pool_(pool), def_(def), s_(s), reps_(reps) {
+        : KernelEvaluator(rt, def, s.problem), pool_(pool), s_(s), reps_(reps) {
         const rt::KernelInstance k =
             rt.instantiate_candidate(def, s.problem, def.space().default_config());
         pool.reset();
@@ -498,32 +498,9 @@ public:
         ref_result_ = s.result ? s.result() : 0;
         rt.unload(k);
     }
-    std::string prepare(const rt::Config& c) override {
-        try {
-            rt_.compile(def_, c, s_.problem);
-            return {};
-        } catch (const std::exception& e) {
-            return e.what();
-        }
-    }
-    std::optional<uint64_t> fingerprint(const rt::Config& c) override {
-        try {
-            return def_.fingerprint(c, s_.problem, rt_.device(), rt_.arch());
-        } catch (const std::exception&) {
-            return std::nullopt;
-        }
-    }
     tuner::Measurement measure(const rt::Config& c) override {
         rt::KernelInstance k;
-        try {
-            k = rt_.instantiate_candidate(def_, s_.problem, c);
-        } catch (const rt::CompileError& e) {
-            return {tuner::Status::compile, 0, e.what()};
-        } catch (const std::invalid_argument& e) {
-            return {tuner::Status::invalid, 0, e.what()};
-        } catch (const rt::CudaError& e) {
-            return {tuner::Status::launch, 0, e.what()};
-        }
+        if (const auto failed = load(c, k)) return *failed;
         pool_.reset();
         s_.launch(k);
         const double diff = difference();
@@ -534,7 +511,7 @@ public:
             timings.push_back({c, ms, diff});
             m = {tuner::Status::ok, ms * 1e-3, {}};
         }
-        rt_.unload(k);
+        runtime().unload(k);
         return m;
     }
 
@@ -555,9 +532,7 @@ private:
         return worst;
     }
 
-    rt::Runtime& rt_;
     Pool<T>& pool_;
-    const rt::KernelDef& def_;
     const Search<T>& s_;
     int reps_;
     double ref_result_ = 0;

@@ -40,27 +40,44 @@ double tolerance_of(const rt::ReplayCheck& o, const rt::Capture& c, const Verify
 
 } // namespace
 
-CaptureEvaluator::CaptureEvaluator(rt::Runtime& rt, rt::DeviceCapture& capture, VerifyPolicy verify,
-                                   TimingOptions timing)
-    : rt_(&rt), capture_(&capture), verify_(verify), timing_(timing) {}
+KernelEvaluator::KernelEvaluator(rt::Runtime& rt, const rt::KernelDef& def,
+                                 const rt::ProblemSize& problem)
+    : rt_(&rt), def_(&def), problem_(problem) {}
 
-std::string CaptureEvaluator::prepare(const rt::Config& c) {
+std::string KernelEvaluator::prepare(const rt::Config& c) {
     try {
-        rt_->compile(capture_->def(), c, capture_->capture().problem);
+        rt_->compile(*def_, c, problem_);
         return {};
     } catch (const std::exception& e) {
         return e.what();
     }
 }
 
-std::optional<uint64_t> CaptureEvaluator::fingerprint(const rt::Config& c) {
+std::optional<uint64_t> KernelEvaluator::fingerprint(const rt::Config& c) {
     try {
-        return capture_->def().fingerprint(c, capture_->capture().problem, rt_->device(),
-                                           rt_->arch());
+        return def_->fingerprint(c, problem_, rt_->device(), rt_->arch());
     } catch (const std::exception&) {
         return std::nullopt; // invalid here: prepare() reports why
     }
 }
+
+std::optional<Measurement> KernelEvaluator::load(const rt::Config& c, rt::KernelInstance& k) {
+    try {
+        k = rt_->instantiate_candidate(*def_, problem_, c);
+    } catch (const rt::CompileError& e) {
+        return Measurement{Status::compile, 0, e.what()};
+    } catch (const std::invalid_argument& e) {
+        return Measurement{Status::invalid, 0, e.what()};
+    } catch (const rt::CudaError& e) { // a module the device cannot load
+        return Measurement{Status::launch, 0, e.what()};
+    }
+    return std::nullopt;
+}
+
+CaptureEvaluator::CaptureEvaluator(rt::Runtime& rt, rt::DeviceCapture& capture, VerifyPolicy verify,
+                                   TimingOptions timing)
+    : KernelEvaluator(rt, capture.def(), capture.capture().problem), capture_(&capture),
+      verify_(verify), timing_(timing) {}
 
 double CaptureEvaluator::time_median(const rt::KernelInstance& k, int reps) {
     rt::Driver& drv = rt::Driver::get();
@@ -83,16 +100,8 @@ double CaptureEvaluator::time_median(const rt::KernelInstance& k, int reps) {
 Measurement CaptureEvaluator::measure(const rt::Config& c) {
     rt::Driver& drv = rt::Driver::get();
     const rt::Capture& cap = capture_->capture();
-    Loaded loaded{*rt_, {}};
-    try {
-        loaded.k = rt_->instantiate_candidate(capture_->def(), cap.problem, c);
-    } catch (const rt::CompileError& e) {
-        return {Status::compile, 0, e.what()};
-    } catch (const std::invalid_argument& e) {
-        return {Status::invalid, 0, e.what()};
-    } catch (const rt::CudaError& e) { // a module the device cannot load
-        return {Status::launch, 0, e.what()};
-    }
+    Loaded loaded{runtime(), {}};
+    if (const auto failed = load(c, loaded.k)) return *failed;
     try {
         capture_->restore();
         capture_->launch(loaded.k);

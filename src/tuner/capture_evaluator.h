@@ -23,14 +23,34 @@ struct TimingOptions {
     int min_reps = 5, max_reps = 100;
 };
 
-class CaptureEvaluator : public Evaluator {
+// An evaluator of one kernel definition at one problem size on a runtime's device: what
+// every such evaluator shares, the compile through the runtime's cache (prepare), the
+// fingerprint and loading a candidate. measure() is the derived class's (CaptureEvaluator,
+// the kernel benchmark's).
+class KernelEvaluator : public Evaluator {
+public:
+    KernelEvaluator(rt::Runtime& rt, const rt::KernelDef& def, const rt::ProblemSize& problem);
+    std::string prepare(const rt::Config& c) override;
+    std::optional<uint64_t> fingerprint(const rt::Config& c) override;
+
+protected:
+    // Loads c into k, or returns the measurement that says why it cannot be (a compile
+    // error, an invalid configuration, a module the device cannot load).
+    std::optional<Measurement> load(const rt::Config& c, rt::KernelInstance& k);
+    rt::Runtime& runtime() const { return *rt_; }
+
+private:
+    rt::Runtime* rt_;
+    const rt::KernelDef* def_;
+    rt::ProblemSize problem_;
+};
+
+class CaptureEvaluator : public KernelEvaluator {
 public:
     CaptureEvaluator(rt::Runtime& rt, rt::DeviceCapture& capture, VerifyPolicy verify = {},
                      TimingOptions timing = {});
-    std::string prepare(const rt::Config& c) override;
     Measurement measure(const rt::Config& c) override;
     std::vector<double> remeasure(const std::vector<rt::Config>& cs, int rounds) override;
-    std::optional<uint64_t> fingerprint(const rt::Config& c) override;
 
     // Candidates whose outputs differ from the reference but lie within the tolerance.
     size_t inexact() const { return inexact_; }
@@ -38,7 +58,6 @@ public:
 private:
     double time_median(const rt::KernelInstance& k, int reps);
 
-    rt::Runtime* rt_;
     rt::DeviceCapture* capture_;
     VerifyPolicy verify_;
     TimingOptions timing_;
