@@ -1,6 +1,8 @@
 #pragma once
 // Helpers for tests that run the model: loading shipped cases and building models on a
 // communicator.
+#include <mpi.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,16 @@ namespace squall::test {
 
 inline Config load_case(const std::string& name, std::vector<std::string> overrides = {}) {
     return load_config(std::string(SQUALL_SOURCE_DIR) + "/cases/" + name + ".yaml", overrides);
+}
+
+// The first n ranks of MPI_COMM_WORLD (collective; MPI_COMM_NULL on the others): a test
+// run with more ranks compares layouts of fewer.
+inline MPI_Comm first_ranks(int n) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < n ? 0 : MPI_UNDEFINED, rank, &comm);
+    return comm;
 }
 
 // A model on `comm` with the decomposition the config asks for (or an automatic one).

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "model/io/checkpoint.h"
+#include "tests/support/model_run.h"
 
 namespace squall::test {
 
@@ -35,11 +36,7 @@ inline std::string scratch_dir() {
 // The first nranks ranks of MPI_COMM_WORLD (collective; MPI_COMM_NULL on the others).
 inline MPI_Comm sub_comm(int nranks) {
     scratch_dir(); // collective on first use: every rank passes here
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm comm;
-    MPI_Comm_split(MPI_COMM_WORLD, rank < nranks ? 0 : MPI_UNDEFINED, rank, &comm);
-    return comm;
+    return first_ranks(nranks);
 }
 
 inline bool rank0() {

@@ -21,10 +21,7 @@ struct Result {
 
 template <typename T>
 Result run_on(const std::string& name, int nranks, const std::string& tendencies) {
-    int world_rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm comm;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank < nranks ? 0 : MPI_UNDEFINED, world_rank, &comm);
+    MPI_Comm comm = first_ranks(nranks);
     Result r;
     if (comm != MPI_COMM_NULL) {
         const bool dns = name == "drycbl_dns"; // lengths in model units, no evisc

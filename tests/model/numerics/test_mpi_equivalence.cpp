@@ -14,10 +14,7 @@ struct Result {
 };
 
 Result run_on(int nranks, int npx, int npy) {
-    int world_rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm comm;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank < nranks ? 0 : MPI_UNDEFINED, world_rank, &comm);
+    MPI_Comm comm = first_ranks(nranks);
     Result r;
     if (comm != MPI_COMM_NULL) {
         Config cfg = load_case("drycbl", {"mpi.npx=" + std::to_string(npx),
