@@ -123,7 +123,7 @@ struct StrainEviscSmag {
     SQ_HD T value(int i, int j, int k) const {
         return viscosity().value_of(strain().value(i, j, k), i, j, k);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { evisc[index3(i, j, k, jj, kk)] = val; }
+    SQ_HD void store(int i, int j, int k, T val) const { viscosity().store(i, j, k, val); }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 

@@ -242,8 +242,6 @@ TYPED_TEST(FusedTendencies, OrderOfTheSumIsVisible) {
     EXPECT_GT(differ, 0);
 }
 
-} // namespace
-
 // StrainEviscSmag against Strain2 then EviscSmag through the strain2 array, bit for bit,
 // with and without the stability (th) and the Mason wall damping (in the mixing length
 // profile); only the interior is written.
@@ -294,3 +292,5 @@ TYPED_TEST(FusedTendencies, StrainEviscSmagBitwiseEqualToStrainThenEvisc) {
             EXPECT_EQ(changed_outside(g, fused, untouched, ks, ke), 0);
         }
 }
+
+} // namespace
