@@ -265,7 +265,8 @@ void prune_checkpoints(const std::string& dir, const std::string& case_name, int
 
 bool restart_mutable_key(const std::string& key) {
     // Run control and output, the requested backend and rank layout, the case name, and
-    // whether the tendencies are fused (bitwise the same) (the physics do not depend on them).
+    // whether the tendencies are fused: the physics do not depend on them (fused and
+    // separate kernels give bitwise the same tendencies).
     return key == "name" || key == "time.endtime" || key == "time.max_steps" ||
            key == "time.walltime_limit" || key.rfind("output.", 0) == 0 || key == "model.backend" ||
            key.rfind("mpi.", 0) == 0 || key == "model.tendencies";
