@@ -102,6 +102,8 @@ struct Capture {
     std::vector<CapturedStruct> structs;
     // The launch arguments in order: (kind, index into scalars, arrays or structs).
     std::vector<std::pair<ArgKind, size_t>> order;
+    // Wall seconds the launch's capture took here (downloads, hashing); not saved.
+    double take_seconds = 0;
 
     KernelDef kernel_def() const { return KernelDef::from_json(kernel); }
     uint64_t total_bytes() const;

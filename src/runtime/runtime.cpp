@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 namespace squall::rt {
@@ -102,7 +103,7 @@ Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
     else
         log_info("{}; kernels compile for {} but cannot run", no_device_reason_, arch_);
 
-    cache_ = std::make_unique<KernelCache>(options_.cache_dir ? *options_.cache_dir
+    cache_ = std::make_shared<KernelCache>(options_.cache_dir ? *options_.cache_dir
                                                               : KernelCache::default_dir());
     wisdom_dirs_ = wisdom_search_path(options_.wisdom_dirs);
     capture_ = options_.capture ? *options_.capture : CaptureSettings::from_env();
@@ -306,6 +307,7 @@ void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** param
         return launch();
     }
     Driver& drv = Driver::get();
+    const auto t0 = std::chrono::steady_clock::now();
     try {
         drv.stream_synchronize(stream);
         for (size_t i = 0; i < c.arrays.size(); ++i) {
@@ -329,6 +331,8 @@ void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** param
         c.git_revision = squall_git_revision();
         if (const CaptureSink& sink = capture_sink()) {
             hash_arrays(c);
+            c.take_seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             in_sink = true;
             try {
                 sink(*this, c);

@@ -114,6 +114,9 @@ public:
     const DeviceInfo& device() const { return device_; }
     const std::string& arch() const { return arch_; }
     KernelCache& cache() { return *cache_; }
+    // The cache for work that may outlive this runtime (a compile still running when a
+    // tune moves on).
+    std::shared_ptr<KernelCache> shared_cache() const { return cache_; }
     const std::vector<std::string>& wisdom_dirs() const { return wisdom_dirs_; }
 
     // Wisdom selection for one problem size; logged at info level with its reason.
@@ -173,7 +176,7 @@ private:
     DeviceInfo device_;
     std::string arch_;
     std::vector<std::string> wisdom_dirs_;
-    std::unique_ptr<KernelCache> cache_;
+    std::shared_ptr<KernelCache> cache_;
     CaptureSettings capture_;
     std::unique_ptr<LaunchProfiler> profiler_; // SQUALL_PROFILE
 

@@ -45,12 +45,25 @@ KernelEvaluator::KernelEvaluator(rt::Runtime& rt, const rt::KernelDef& def,
     : rt_(&rt), def_(&def), problem_(problem) {}
 
 std::string KernelEvaluator::prepare(const rt::Config& c) {
+    return detached_prepare(c)();
+}
+
+// The program is generated here; the job holds it and the runtime's cache, nothing else.
+std::function<std::string()> KernelEvaluator::detached_prepare(const rt::Config& c) {
+    rt::CompileSpec spec;
     try {
-        rt_->compile(*def_, c, problem_);
-        return {};
+        spec = rt_->compile_spec(*def_, c, problem_);
     } catch (const std::exception& e) {
-        return e.what();
+        return [error = std::string(e.what())] { return error; };
     }
+    return [cache = rt_->shared_cache(), spec = std::move(spec)]() -> std::string {
+        try {
+            cache->get(spec);
+            return {};
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    };
 }
 
 std::optional<uint64_t> KernelEvaluator::fingerprint(const rt::Config& c) {

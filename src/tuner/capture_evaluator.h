@@ -31,6 +31,7 @@ class KernelEvaluator : public Evaluator {
 public:
     KernelEvaluator(rt::Runtime& rt, const rt::KernelDef& def, const rt::ProblemSize& problem);
     std::string prepare(const rt::Config& c) override;
+    std::function<std::string()> detached_prepare(const rt::Config& c) override;
     std::optional<uint64_t> fingerprint(const rt::Config& c) override;
 
 protected:

@@ -33,9 +33,10 @@ struct TableRow {
     double default_seconds = 0, best_seconds = 0;
     double ceiling_fraction = 0; // fewest bytes / best time / copy bandwidth; 0: unknown
     size_t evaluations = 0, rejected = 0, failed = 0, from_journal = 0;
+    double seconds = 0; // the tune's wall time, its last compiles included
 };
 
-// Columns: kernel, size, default, best, speed-up, ceiling, evaluations, rejected.
+// Columns: kernel, size, default, best, speed-up, ceiling, evaluations, rejected, seconds.
 std::string format_table(const std::vector<TableRow>& rows);
 
 } // namespace squall::tuner

@@ -55,6 +55,7 @@ bool Session::budget_left() const {
 
 void Session::tune(const rt::Capture& c, const std::string& source) {
     check_capture_version(c, source);
+    capture_ += c.take_seconds;
     const auto t0 = std::chrono::steady_clock::now();
     rt::DeviceCapture dc(*rt_, c);
     const rt::KernelDef& def = dc.def();
@@ -90,7 +91,8 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
         journal = std::make_unique<Journal>(def.space(), h, path);
         journals_.push_back(path);
     }
-    const std::string label = fmt::format("[{}] {} {}", ++tuned_, def.key(), problem_text(p));
+    const std::string label =
+        fmt::format("[{}] {} {} (at {:.0f} s)", ++tuned_, def.key(), problem_text(p), elapsed());
     line_.start(label);
     if (o_.progress) to.progress = [this](const Progress& pr) { line_.update(pr); };
     const TuneResult r = tuner::tune(def.space(), p, rt_->device(), evaluator, *journal, to);
@@ -104,6 +106,7 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
         row.ceiling_fraction = double(dc.min_bytes()) / r.best_seconds / ceiling_;
     row.evaluations = r.evaluations, row.rejected = r.rejected, row.failed = r.failed;
     row.from_journal = r.from_journal;
+    row.seconds = r.wall + r.drain;
     rows_.push_back(row);
     if (!r.rejection.empty())
         rt::log_info("{}: {} candidate(s) rejected by verification; the first: {}", label,
@@ -129,11 +132,12 @@ std::string Session::summary() const {
     const double all = elapsed();
     return fmt::format(
         "{} kernel(s) in {:.1f} s: {:.1f} s searching, {:.1f} s finishing compiles still running "
-        "at the end of a search, {:.1f} s putting captured data on the GPU, {:.1f} s capturing, "
-        "loading and running; {} compiled ({:.1f} per second of search), {} the same program "
-        "as one measured, GPU waiting for compiles {:.0f} % of the search; copy ceiling {:.2f} "
-        "TB/s",
-        rows_.size(), all, wall_, drain_, setup_, std::max(0.0, all - wall_ - drain_ - setup_),
+        "at the end of a search, {:.1f} s copying captured data to the host, {:.1f} s putting it "
+        "on the GPU, {:.1f} s loading and running the rest; {} compiled ({:.1f} per second of "
+        "search), {} the same program as one measured, GPU waiting for compiles {:.0f} % of the "
+        "search; copy ceiling {:.2f} TB/s",
+        rows_.size(), all, wall_, drain_, capture_, setup_,
+        std::max(0.0, all - wall_ - drain_ - capture_ - setup_),
         compiled_, wall_ > 0 ? compiled_ / wall_ : 0, same_program_,
         wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0, ceiling_ * 1e-12);
 }

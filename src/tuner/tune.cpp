@@ -1,6 +1,7 @@
 #include "tuner/tune.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -24,6 +25,11 @@ using Clock = std::chrono::steady_clock;
 // skips the tasks not started and waits for the running ones.
 class CompilePool {
 public:
+    // The process's pool on every core, shared by the tunes one after another.
+    static CompilePool& shared() {
+        static CompilePool pool(std::max(1u, std::thread::hardware_concurrency()));
+        return pool;
+    }
     explicit CompilePool(unsigned threads) {
         for (unsigned n = 0; n < threads; ++n) workers_.emplace_back([this] { work(); });
     }
@@ -146,8 +152,25 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     so.start = o.start;
     so.budget = o.budget.evaluations ? o.budget.evaluations : 200;
     const auto strategy = make_strategy(o.strategy, space, problem, device, so);
-    std::optional<CompilePool> compiles(std::in_place, threads_of(o));
-    CompilePool& pool = *compiles;
+    // Compiles go to the process's pool unless the options name a thread count. At the end
+    // the tune's compiles not yet started are cancelled; detached ones still running finish
+    // on their own, the others are waited for.
+    std::optional<CompilePool> own_pool;
+    if (o.compile_threads) own_pool.emplace(o.compile_threads);
+    CompilePool& pool = own_pool ? *own_pool : CompilePool::shared();
+    const auto cancelled = std::make_shared<std::atomic<bool>>(false);
+    std::vector<std::shared_future<std::string>> attached; // prepare() on this evaluator
+    // Run on every way out, an exception's included: no task may use the evaluator after.
+    struct CancelCompiles {
+        std::atomic<bool>& cancelled;
+        std::vector<std::shared_future<std::string>>& attached;
+        void operator()() {
+            cancelled = true;
+            for (const auto& f : attached) f.wait();
+            attached.clear();
+        }
+        ~CancelCompiles() { (*this)(); }
+    } cancel_compiles{*cancelled, attached};
     const size_t batch = default_batch(o);
 
     std::vector<Evaluation> history;
@@ -228,9 +251,9 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         time_budget > 0 ? t0 + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(time_budget - earlier))
                         : Clock::time_point::max();
-    CompileClock compile_clock;
+    const auto compile_clock = std::make_shared<CompileClock>();
     auto ask_batch = [&] {
-        if (time_up() || compile_clock.would_miss(deadline) ||
+        if (time_up() || compile_clock->would_miss(deadline) ||
             (o.budget.evaluations && asked >= o.budget.evaluations))
             return false;
         const size_t n =
@@ -242,14 +265,18 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
             if (!journaled) s.program = evaluator.fingerprint(s.config);
             if (s.program) s.same_program = !asked_programs.insert(*s.program).second;
             if (!journaled && !s.same_program) {
-                const rt::Config copy = s.config;
-                s.compiled = pool.submit([&evaluator, &compile_clock, deadline, copy] {
-                    if (compile_clock.would_miss(deadline)) return kNotStarted;
-                    const Clock::time_point c0 = Clock::now();
-                    std::string error = evaluator.prepare(copy);
-                    compile_clock.add(Clock::now() - c0);
-                    return error;
-                });
+                std::function<std::string()> job = evaluator.detached_prepare(s.config);
+                const bool detached = bool(job);
+                if (!detached) job = [&evaluator, c = s.config] { return evaluator.prepare(c); };
+                s.compiled = pool.submit(
+                    [job = std::move(job), compile_clock, cancelled, deadline]() -> std::string {
+                        if (*cancelled || compile_clock->would_miss(deadline)) return kNotStarted;
+                        const Clock::time_point c0 = Clock::now();
+                        std::string error = job();
+                        compile_clock->add(Clock::now() - c0);
+                        return error;
+                    });
+                if (!detached) attached.push_back(s.compiled);
             }
             slots.push_back(std::move(s));
         }
@@ -345,7 +372,8 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     r.best = finalists[win], r.best_seconds = t[win], r.baseline_seconds = t[0];
     journal.finish({r.best, r.best_seconds, r.baseline_seconds, r.evaluations, r.rejected});
     r.wall = std::chrono::duration<double>(Clock::now() - t0).count();
-    compiles.reset();
+    cancel_compiles();
+    own_pool.reset();
     r.drain = std::chrono::duration<double>(Clock::now() - t0).count() - r.wall;
     progress.best = r.best_seconds, progress.baseline = r.baseline_seconds;
     report();

@@ -30,6 +30,11 @@ public:
     // On a compile worker, any thread: prepares c (an NVRTC compile through the cache).
     // Returns the error, empty on success.
     virtual std::string prepare(const rt::Config& c) = 0;
+    // prepare(c) as a job that holds everything it needs, so that it may still be running
+    // after the tune and this evaluator are gone (an NVRTC compile cannot be interrupted;
+    // the next kernel's tune need not wait for it). Empty: not offered; the tune then
+    // waits for its compiles before it returns.
+    virtual std::function<std::string()> detached_prepare(const rt::Config&) { return {}; }
     // On the measuring thread, after prepare succeeded: verifies c's outputs and times it.
     virtual Measurement measure(const rt::Config& c) = 0;
     // The median of `rounds` further measurements of each of cs, interleaved (the
@@ -59,7 +64,9 @@ struct TuneOptions {
     uint64_t seed = 1;
     Budget budget{0, 30};
     size_t batch = 0;             // candidates per batch; 0: twice the compile threads
-    unsigned compile_threads = 0; // 0: hardware concurrency
+    // 0: hardware concurrency, on workers shared by every tune of the process (a detached
+    // compile of the last tune finishes beside the next one's).
+    unsigned compile_threads = 0;
     // A kernel whose default runs shorter than this gets the time budget scaled down in
     // proportion (at least a tenth of it): a few microseconds cannot gain much. 0: off.
     double full_budget_above = 50e-6;
@@ -77,7 +84,9 @@ struct TuneResult {
     double wall = 0;         // seconds of this run (not the journal's earlier ones)
     double gpu_wait = 0;     // seconds the measuring thread waited for a compile
     // Seconds after the search spent finishing the compiles still running when it ended
-    // (NVRTC cannot be interrupted; the ones not started are dropped). Not in `wall`.
+    // (NVRTC cannot be interrupted; the ones not started are dropped): only those of an
+    // evaluator without detached_prepare, or of a tune with its own compile_threads. Not
+    // in `wall`.
     double drain = 0;
     size_t compiled = 0; // candidates compiled in this run
     bool complete_from_journal = false;

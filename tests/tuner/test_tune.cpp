@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -186,6 +190,60 @@ TEST(Tune, CompilesPastTheBudgetAreNotStarted) {
     EXPECT_EQ(r.evaluations, j.recorded().size());
     for (const Evaluation& e : j.recorded()) EXPECT_EQ(e.status, Status::ok) << e.detail;
     EXPECT_LT(r.drain, 0.2); // two running compiles of 40 ms at most
+}
+
+// On the process's shared compile workers, a tune does not wait for the detached compiles
+// still running at its end (the next kernel's tune goes on beside them); they finish on
+// their own, holding only what their job holds. Compiles run through the evaluator itself
+// are always over when the tune returns.
+TEST(Tune, DetachedCompilesFinishAfterTheTune) {
+    const Case& c = cases()[0];
+    struct Counts {
+        std::atomic<int> running{0}, finished{0};
+    };
+    struct Detached : SyntheticEvaluator {
+        using SyntheticEvaluator::SyntheticEvaluator;
+        std::shared_ptr<Counts> counts = std::make_shared<Counts>();
+        std::function<std::string()> detached_prepare(const rt::Config&) override {
+            return [counts = counts] {
+                ++counts->running;
+                std::this_thread::sleep_for(std::chrono::milliseconds(400));
+                --counts->running, ++counts->finished;
+                return std::string();
+            };
+        }
+    };
+    TuneOptions o = options(0);
+    o.compile_threads = 0; // the shared workers
+    o.budget.seconds = 0.5;
+    std::shared_ptr<Counts> counts;
+    {
+        Detached ev(c);
+        ev.failures = false;
+        counts = ev.counts;
+        Journal j(c.space(), header_of(c, o));
+        const TuneResult r = tune(c.space(), c.problem, c.device, ev, j, o);
+        EXPECT_GT(r.evaluations, 1u);
+        EXPECT_LT(r.drain, 0.05); // waiting would take about 0.3 s
+    }
+    for (int n = 0; n < 100 && counts->running > 0; ++n)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(counts->running, 0);
+
+    struct Attached : SyntheticEvaluator {
+        using SyntheticEvaluator::SyntheticEvaluator;
+        std::atomic<int> running{0};
+        std::string prepare(const rt::Config& cfg) override {
+            ++running;
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            --running;
+            return SyntheticEvaluator::prepare(cfg);
+        }
+    } ev(c);
+    ev.failures = false;
+    Journal j(c.space(), header_of(c, o));
+    tune(c.space(), c.problem, c.device, ev, j, o);
+    EXPECT_EQ(ev.running, 0);
 }
 
 TEST(Tune, FailingDefaultIsAnError) {
