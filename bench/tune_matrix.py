@@ -4,7 +4,8 @@
 For each size and precision (COMBOS) and kernel (KERNELS), against one capture of one step
 of drycbl_<size>:
   1. strategy runs: every strategy and seed for SECONDS from the default, each with an
-     empty compile cache (the wall time until it is within 5 % of the best known);
+     empty compile cache (the wall time until it is within 5 % of the best known), the
+     seeds of a strategy in one process (`squall tune --seed 1,2,3 --cold-cache`);
   2. the shipped wisdom's record, measured once (it joins the best known);
   3. top-up runs (random and annealing in turn, fresh seeds, a warm compile cache) until
      the kernel has TARGET verified, measured evaluations: the best known is the fastest
@@ -30,7 +31,7 @@ def parse():
     p.add_argument("--state", default=os.path.join(HERE, "tune_matrix"))
     p.add_argument("--deadline", type=float, default=1e9, help="seconds for this call")
     p.add_argument("--seconds", type=float, default=8, help="per strategy run")
-    p.add_argument("--top-up-seconds", type=float, default=30, help="per top-up run")
+    p.add_argument("--top-up-seconds", type=float, default=60, help="per top-up run")
     p.add_argument("--target", type=int, default=3000)
     p.add_argument("--combos", default="512:double,512:float,256:double,256:float")
     p.add_argument("--kernels", default="advec_u_2i5,diff_uvw_smag")
@@ -81,24 +82,38 @@ class Matrix:
             sys.exit(f"capture of drycbl_{size} {precision} failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
         return sorted(glob.glob(os.path.join(out, "*.json")))
 
-    def tune(self, capture, kind, name, args, cache, env_extra=None):
-        """One squall tune of the capture; its journal goes to STATE/kind/name.jsonl.gz."""
+    def tune(self, capture, kind, names, args, cache, env_extra=None):
+        """One squall tune process on the capture (several strategies and seeds in it, each
+        journal named as in `names`); each finished journal goes to STATE/kind/NAME.jsonl.gz.
+        Cut off by the deadline, it keeps the runs that finished. True if all did."""
         journal = os.path.join(self.tmp, "journal")
         shutil.rmtree(journal, ignore_errors=True)
         env = dict(os.environ, SQUALL_CACHE_DIR=cache, SQUALL_WISDOM_USER_DIR="", **(env_extra or {}))
         cmd = [self.a.squall, "tune", capture, "--out", os.path.join(self.tmp, "wisdom"),
                "--journal", journal] + args
-        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        for line in r.stdout.splitlines():
+        try:
+            r = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                               timeout=max(10, self.left() - 15))
+            rc, out, err = r.returncode, r.stdout, r.stderr
+        except subprocess.TimeoutExpired as e:
+            rc, out, err = "timeout", e.stdout or "", e.stderr or ""
+            out, err = (x.decode() if isinstance(x, bytes) else x for x in (out, err))
+        for line in out.splitlines():
             if "compiled (" in line or line.startswith(("advec", "diff")):
-                print(f"  {name}: {line}", flush=True)
-        written = glob.glob(os.path.join(journal, "*.jsonl"))
-        if r.returncode != 0 or len(written) != 1:
-            print(f"  {name}: squall tune failed (rc {r.returncode}): {r.stderr[-500:]}", flush=True)
-            return False
-        with open(written[0], "rb") as f, gzip.open(self.stored(kind, name), "wb") as z:
-            shutil.copyfileobj(f, z)
-        return True
+                print(f"  {names[0]}..: {line}", flush=True)
+        done = 0
+        for name in names:
+            path = os.path.join(journal, name + ".jsonl")
+            lines = open(path).read().splitlines() if os.path.exists(path) else []
+            # A top-up's evaluations count even when it was cut off; a strategy run must end.
+            if len(lines) < 2 or (kind != "extra" and '"final"' not in lines[-1]):
+                continue
+            with open(path, "rb") as f, gzip.open(self.stored(kind, name), "wb") as z:
+                shutil.copyfileobj(f, z)
+            done += 1
+        if rc != 0 or done != len(names):
+            print(f"  {names[0]}..: {done} of {len(names)} runs finished (rc {rc}): {err[-500:]}", flush=True)
+        return done == len(names)
 
     def combo(self, size, precision):
         kernels = [f"{k}_{precision}" for k in self.a.kernels.split(",")]
@@ -120,15 +135,20 @@ class Matrix:
             c = captures[key]
             ref = f"{key}_{grid}_shipped"
             if not os.path.exists(self.stored("reference", ref)) and self.left() > 30:
-                self.tune(c, "reference", ref, ["--strategy", "local", "--evals", "2"], warm,
-                          {"SQUALL_WISDOM_PROJECT_DIR": os.path.join(ROOT, "wisdom")})
-            for k, s, n in missing:
-                if k != key or self.left() < self.a.seconds + 30:
+                self.tune(c, "reference", [f"{key}_{grid}_local_s1"], ["--strategy", "local", "--evals", "2"],
+                          warm, {"SQUALL_WISDOM_PROJECT_DIR": os.path.join(ROOT, "wisdom")})
+                staged = os.path.join(self.dirs["reference"], f"{key}_{grid}_local_s1.jsonl.gz")
+                if os.path.exists(staged):
+                    os.replace(staged, self.stored("reference", ref))
+            # The strategy runs on the capture loaded once, each compiling from nothing.
+            runs = [(s, n) for k, s, n in missing if k == key]
+            for s in strategies:
+                seeds_left = [n for s2, n in runs if s2 == s]
+                if not seeds_left or self.left() < self.a.seconds + 30:
                     continue
-                cold = os.path.join(self.tmp, "cold")
-                shutil.rmtree(cold, ignore_errors=True)
-                self.tune(c, "strategies", f"{k}_{grid}_{s}_s{n}",
-                          ["--strategy", s, "--seed", n, "--time", str(self.a.seconds), "--from-default"], cold)
+                self.tune(c, "strategies", [f"{key}_{grid}_{s}_s{n}" for n in seeds_left],
+                          ["--strategy", s, "--seed", ",".join(seeds_left), "--time", str(self.a.seconds),
+                           "--from-default", "--cold-cache"], os.path.join(self.tmp, "unused"))
             round_ = 0
             while self.evaluations(key, grid) < self.a.target and self.left() > self.a.top_up_seconds + 30:
                 s = ("random", "annealing")[round_ % 2]
@@ -136,7 +156,7 @@ class Matrix:
                 n = 101
                 while os.path.exists(self.stored("extra", f"{key}_{grid}_{s}_s{n}")):
                     n += 1
-                if not self.tune(c, "extra", f"{key}_{grid}_{s}_s{n}",
+                if not self.tune(c, "extra", [f"{key}_{grid}_{s}_s{n}"],
                                  ["--strategy", s, "--seed", str(n), "--time",
                                   str(self.a.top_up_seconds), "--from-default"], warm):
                     break

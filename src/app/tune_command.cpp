@@ -41,8 +41,8 @@ std::string plot_script() {
 
 tuner::SessionOptions session_options(const TuneArgs& a) {
     tuner::SessionOptions o;
-    o.tune.strategy = a.strategy;
-    o.tune.seed = a.seed;
+    o.tune.strategy = a.strategies.front();
+    o.tune.seed = a.seeds.front();
     o.tune.budget = {a.evals, a.seconds};
     o.total = {a.total_evals, a.total_seconds};
     o.out_dir = a.out_dir;
@@ -144,7 +144,14 @@ int tune_captures(const TuneArgs& a, const Ranks& ranks) {
         }
         try {
             const rt::Capture c = rt::load_capture(a.captures[n]);
-            session.tune(c, a.captures[n]);
+            // Every strategy and seed on the capture loaded once.
+            for (const std::string& strategy : a.strategies)
+                for (const uint64_t seed : a.seeds) {
+                    if (!session.budget_left()) break;
+                    session.search().strategy = strategy, session.search().seed = seed;
+                    if (a.cold_cache) rt.use_fresh_cache();
+                    session.tune(c, a.captures[n]);
+                }
         } catch (const std::exception& e) {
             ++failures;
             rt::log_error("{}", e.what());
@@ -167,9 +174,16 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
         ->check(CLI::Range(1, 1000));
     t->add_option("--only", a.only,
                   "kernel key patterns to tune, e.g. 'advec*,diff_uvw_*' (with --case)");
-    t->add_option("--strategy", a.strategy, "random, local, annealing or forest")
+    t->add_option("--strategy", a.strategies,
+                  "random, local, annealing or forest; a comma list tunes each capture with each")
+        ->delimiter(',')
         ->check(CLI::IsMember({"random", "local", "annealing", "forest"}));
-    t->add_option("--seed", a.seed, "seed of the search");
+    t->add_option("--seed", a.seeds,
+                  "seed of the search; a comma list tunes each capture with each")
+        ->delimiter(',');
+    t->add_flag("--cold-cache", a.cold_cache,
+                "compile every candidate anew, in memory (no compile cache): to compare "
+                "strategies' wall time");
     t->add_option("--time", a.seconds, "wall seconds per kernel (0: no limit)")
         ->check(CLI::NonNegativeNumber);
     t->add_option("--evals", a.evals, "evaluations per kernel (0: no limit)");
@@ -194,6 +208,9 @@ int run_tune(TuneArgs a) {
     if (a.captures.empty() == a.case_file.empty())
         throw std::runtime_error(
             "squall tune: give capture files or --case CASE.yaml (one of them)");
+    if (!a.case_file.empty() && (a.strategies.size() > 1 || a.seeds.size() > 1))
+        throw std::runtime_error(
+            "squall tune: several strategies or seeds are for captures, not --case");
     if (a.out_dir.empty()) a.out_dir = rt::user_wisdom_dir();
     if (a.out_dir.empty())
         throw std::runtime_error("squall tune: no wisdom directory; give --out DIR");

@@ -16,12 +16,14 @@ struct TuneArgs {
     std::vector<std::string> overrides;
     int steps = 2;
     std::string only; // SQUALL_CAPTURE patterns for --case
-    std::string strategy = "annealing";
-    uint64_t seed = 1;
+    // With several (captures only), each capture is tuned once per strategy and seed.
+    std::vector<std::string> strategies{"annealing"};
+    std::vector<uint64_t> seeds{1};
     double seconds = 30, total_seconds = 0;
     size_t evals = 0, total_evals = 0;
     std::string out_dir, journal_dir, plot;
     bool from_default = false, tolerant = false, no_journal = false;
+    bool cold_cache = false; // every tune compiles from nothing (strategy comparisons)
 };
 
 CLI::App* add_tune_command(CLI::App& app, TuneArgs& args);

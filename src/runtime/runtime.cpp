@@ -140,6 +140,10 @@ CompileSpec Runtime::compile_spec(const KernelDef& def, const Config& c,
     return def.compile_spec(c, p, device_, arch_);
 }
 
+void Runtime::use_fresh_cache(std::string disk_dir) {
+    cache_ = std::make_shared<KernelCache>(std::move(disk_dir));
+}
+
 CompiledPtr Runtime::compile(const KernelDef& def, const Config& c, const ProblemSize& p) {
     return cache_->get(compile_spec(def, c, p));
 }

@@ -117,6 +117,9 @@ public:
     // The cache for work that may outlive this runtime (a compile still running when a
     // tune moves on).
     std::shared_ptr<KernelCache> shared_cache() const { return cache_; }
+    // Replaces the compile cache by an empty one (disk_dir empty: memory only), so that
+    // what comes next compiles from nothing. Loaded instances are kept.
+    void use_fresh_cache(std::string disk_dir = {});
     const std::vector<std::string>& wisdom_dirs() const { return wisdom_dirs_; }
 
     // Wisdom selection for one problem size; logged at info level with its reason.

@@ -48,16 +48,15 @@ void ProgressLine::finish() {
 std::string format_table(const std::vector<TableRow>& rows) {
     size_t w = 6;
     for (const auto& r : rows) w = std::max(w, r.key.size());
-    std::string s =
-        fmt::format("{:<{}}  {:>13}  {:>11}  {:>11}  {:>8}  {:>8}  {:>6}  {:>8}  {:>6}\n", "kernel",
-                    w, "size", "default ms", "best ms", "speed-up", "ceiling", "evals", "rejected",
-                    "s");
+    std::string s = fmt::format(
+        "{:<{}}  {:>13}  {:>11}  {:>11}  {:>8}  {:>8}  {:>6}  {:>8}  {:>6}\n", "kernel", w, "size",
+        "default ms", "best ms", "speed-up", "ceiling", "evals", "rejected", "s");
     for (const auto& r : rows) {
         const std::string ceiling =
             r.ceiling_fraction > 0 ? fmt::format("{:.0f} %", 100 * r.ceiling_fraction) : "-";
         s += fmt::format(
-            "{:<{}}  {:>13}  {:>11.4f}  {:>11.4f}  {:>7.2f}x  {:>8}  {:>6}  {:>8}  {:>6.1f}\n", r.key,
-            w, r.problem, r.default_seconds * 1e3, r.best_seconds * 1e3,
+            "{:<{}}  {:>13}  {:>11.4f}  {:>11.4f}  {:>7.2f}x  {:>8}  {:>6}  {:>8}  {:>6.1f}\n",
+            r.key, w, r.problem, r.default_seconds * 1e3, r.best_seconds * 1e3,
             r.best_seconds > 0 ? r.default_seconds / r.best_seconds : 0, ceiling, r.evaluations,
             r.rejected, r.seconds);
     }

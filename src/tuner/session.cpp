@@ -91,8 +91,8 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
         journal = std::make_unique<Journal>(def.space(), h, path);
         journals_.push_back(path);
     }
-    const std::string label =
-        fmt::format("[{}] {} {} (at {:.0f} s)", ++tuned_, def.key(), problem_text(p), elapsed());
+    const std::string label = fmt::format("[{}] {} {} {} s{} (at {:.0f} s)", ++tuned_, def.key(),
+                                          problem_text(p), to.strategy, to.seed, elapsed());
     line_.start(label);
     if (o_.progress) to.progress = [this](const Progress& pr) { line_.update(pr); };
     const TuneResult r = tuner::tune(def.space(), p, rt_->device(), evaluator, *journal, to);
@@ -137,9 +137,9 @@ std::string Session::summary() const {
         "search), {} the same program as one measured, GPU waiting for compiles {:.0f} % of the "
         "search; copy ceiling {:.2f} TB/s",
         rows_.size(), all, wall_, drain_, capture_, setup_,
-        std::max(0.0, all - wall_ - drain_ - capture_ - setup_),
-        compiled_, wall_ > 0 ? compiled_ / wall_ : 0, same_program_,
-        wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0, ceiling_ * 1e-12);
+        std::max(0.0, all - wall_ - drain_ - capture_ - setup_), compiled_,
+        wall_ > 0 ? compiled_ / wall_ : 0, same_program_, wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0,
+        ceiling_ * 1e-12);
 }
 
 } // namespace squall::tuner

@@ -38,6 +38,8 @@ public:
     // capture throw rt::CaptureError naming `source`.
     void tune(const rt::Capture& c, const std::string& source);
     bool budget_left() const;
+    // The strategy and seed of the next tune (and the budget per kernel).
+    TuneOptions& search() { return o_.tune; }
 
     const std::vector<TableRow>& rows() const { return rows_; }
     const std::vector<std::string>& journals() const { return journals_; }

@@ -63,7 +63,7 @@ struct TuneOptions {
     std::string strategy = "annealing";
     uint64_t seed = 1;
     Budget budget{0, 30};
-    size_t batch = 0;             // candidates per batch; 0: twice the compile threads
+    size_t batch = 0; // candidates per batch; 0: twice the compile threads
     // 0: hardware concurrency, on workers shared by every tune of the process (a detached
     // compile of the last tune finishes beside the next one's).
     unsigned compile_threads = 0;

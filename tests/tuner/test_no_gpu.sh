@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # squall tune without a GPU: a non-zero exit and a message that says so, for a case and
-# for capture files (CUDA_VISIBLE_DEVICES= hides any GPU this machine has).
+# for capture files (CUDA_VISIBLE_DEVICES= hides any GPU this machine has); a case with
+# several strategies is refused.
 set -u
 squall=$1 case_file=$2
 tmp=$(mktemp -d)
@@ -13,5 +14,9 @@ for args in "--case $case_file" "$tmp/none.json"; do
     [ $rc -ne 0 ] || fail "squall tune $args exited 0 without a GPU"
     grep -q "needs a GPU" <<<"$out" || fail "no 'needs a GPU' message for squall tune $args"
 done
+# Several strategies or seeds are for captures; a case is refused before anything runs.
+out=$("$squall" tune --case "$case_file" --strategy random,local --out "$tmp/w" 2>&1)
+[ $? -ne 0 ] && grep -q "several strategies or seeds" <<<"$out" ||
+    fail "squall tune --case with two strategies was not refused: $out"
 [ ! -e "$tmp/w" ] || fail "a wisdom directory was written"
 echo PASS

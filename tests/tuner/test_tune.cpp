@@ -9,10 +9,10 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <functional>
-#include <memory>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <stdexcept>
