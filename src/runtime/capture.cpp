@@ -100,7 +100,9 @@ bool CaptureSettings::matches(std::string_view key) const {
 
 uint64_t Capture::total_bytes() const {
     uint64_t n = 0;
-    for (const auto& a : arrays) n += a.before.size() + a.after.size();
+    for (const auto& a : arrays)
+        n += a.before.size() + a.after.size() + (a.device_before ? a.device_before->size() : 0) +
+             (a.device_after ? a.device_after->size() : 0);
     return n;
 }
 
@@ -347,6 +349,11 @@ std::string write_capture(const std::string& dir, Capture& c) {
     if (ec || access(dir.c_str(), W_OK) != 0)
         throw CaptureError(fmt::format("capture directory '{}' is not writable{}", dir,
                                        ec ? " (" + ec.message() + ")" : ""));
+    for (const CapturedArray& a : c.arrays)
+        if (a.device_before)
+            throw CaptureError(fmt::format("capture of array '{}' lies on the device (an "
+                                           "in-process capture): it cannot be written",
+                                           a.name));
     const std::string stem = stem_for(dir, c);
     struct Release {
         const std::string &dir, &stem;

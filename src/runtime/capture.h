@@ -21,12 +21,14 @@
 
 #include "runtime/config_space.h"
 #include "runtime/device_info.h"
+#include "runtime/driver.h"
 #include "runtime/kernel_def.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -70,6 +72,10 @@ struct CapturedArray {
     MemberOf member;
     std::vector<char> before; // contents before the launch
     std::vector<char> after;  // contents after the launch (out/inout only)
+    // An in-process capture (capture_sink) keeps large arrays on the capturing runtime's
+    // device instead of in before / after; they are never written to files.
+    std::shared_ptr<DeviceBuffer> device_before, device_after;
+    // hash64 of before / after; of an array on the device, device_hash's value.
     uint64_t hash_before = 0, hash_after = 0;
     size_t bytes() const { return count * dtype_size(dtype); }
     bool has_data() const { return !null && same_as < 0; }
@@ -134,7 +140,9 @@ const char* squall_version();
 const char* squall_git_revision();
 
 // Where captures go instead of files, process-wide: a tuner running a case in-process
-// takes each capture (arrays on the host) as it is made. Empty (the default): files.
+// takes each capture as it is made, its arrays of at least kDeviceCaptureBytes on the
+// device (no trip through the host), the others on the host. Empty (the default): files.
+constexpr uint64_t kDeviceCaptureBytes = 1 << 20;
 class Runtime;
 using CaptureSink = std::function<void(Runtime&, Capture&)>;
 void set_capture_sink(CaptureSink sink);

@@ -1,6 +1,7 @@
 #include "runtime/replay.h"
 
 #include "runtime/driver.h"
+#include "runtime/hash.h"
 
 #include <fmt/format.h>
 
@@ -51,6 +52,39 @@ __global__ void sq_compare(const void* got_v, const void* want_v, unsigned long 
 }
 )";
 
+// A hash of n 32-bit words on the device: the sum over p of a bijective mix of (word p, p),
+// so that blocks may add their parts in any order and the result stays the same.
+const char* const kHashSource = R"(
+__global__ void sq_hash(const unsigned int* w, unsigned long long n, unsigned long long* out) {
+    unsigned long long h = 0;
+    for (unsigned long long p = blockIdx.x * 256ull + threadIdx.x; p < n;
+         p += gridDim.x * 256ull) {
+        unsigned long long x = ((unsigned long long)w[p] << 32) ^ (p * 0x9E3779B97F4A7C15ull);
+        x ^= x >> 30;
+        x *= 0xBF58476D1CE4E5B9ull;
+        x ^= x >> 27;
+        x *= 0x94D049BB133111EBull;
+        x ^= x >> 31;
+        h += x;
+    }
+    for (int o = 16; o > 0; o /= 2) h += __shfl_down_sync(0xffffffffu, h, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(out, h);
+}
+)";
+
+KernelDef hash_def() {
+    static const SourcesPtr sources = [] {
+        auto s = std::make_shared<SourceSet>();
+        s->add("sq_hash.cu", kHashSource);
+        return SourcesPtr(s);
+    }();
+    KernelDef d("sq_hash", sources, "sq_hash.cu");
+    d.tuning_key("sq_hash");
+    d.tune("block_x", {256}, 256);
+    d.block_size("256").grid_size("1024");
+    return d;
+}
+
 KernelDef compare_def(DType t) {
     static const SourcesPtr sources = [] {
         auto s = std::make_shared<SourceSet>();
@@ -100,6 +134,21 @@ uint64_t blocks(const LaunchGeometry& g) {
 
 } // namespace
 
+uint64_t device_hash(Runtime& rt, DevicePtr p, size_t bytes) {
+    Driver& drv = Driver::get();
+    const KernelDef def = hash_def();
+    const KernelInstance k =
+        rt.instantiate_candidate(def, ProblemSize(1), def.space().default_config());
+    DeviceBuffer out(8);
+    drv.memset8(out.get(), 0, 8);
+    k.launch(nullptr, p, static_cast<unsigned long long>(bytes / 4), out.get());
+    uint64_t sum = 0;
+    drv.download(&sum, out.get(), 8);
+    unsigned char tail[4] = {0, 0, 0, 0};
+    if (bytes % 4) drv.download(tail, p + bytes / 4 * 4, bytes % 4);
+    return Hasher().add(sum).add(hash64(tail, sizeof tail)).add(uint64_t(bytes)).digest();
+}
+
 double ReplayResult::deviation() const {
     double worst = 0;
     for (const auto& o : outputs)
@@ -118,6 +167,7 @@ DeviceCapture::DeviceCapture(Runtime& rt, const Capture& c)
     }
     // A capture loaded without verification may hold short data files.
     for (const CapturedArray& a : c.arrays) {
+        if (a.device_before) continue; // in-process: sized when it was taken
         const bool written = a.has_data() && a.access != Access::in;
         if ((a.has_data() && a.before.size() != a.bytes()) ||
             (written && a.after.size() != a.bytes()))
@@ -140,15 +190,22 @@ DeviceCapture::DeviceCapture(Runtime& rt, const Capture& c)
             pointers_[n] = buffers_[size_t(a.same_as)].get() + a.offset;
             continue;
         }
-        buffers_[n] = DeviceBuffer(a.bytes());
-        buffers_[n].upload(a.before.data());
+        // From the host, or copied on the device for an in-process capture.
+        auto fill = [&](DeviceBuffer& b, const std::vector<char>& host,
+                        const std::shared_ptr<DeviceBuffer>& device) {
+            b = DeviceBuffer(a.bytes());
+            if (device)
+                Driver::get().copy_device(b.get(), device->get(), a.bytes());
+            else
+                b.upload(host.data());
+        };
+        fill(buffers_[n], a.before, a.device_before);
         pointers_[n] = buffers_[n].get() + a.offset;
         if (a.access == Access::in) continue;
-        pristine_[n] = DeviceBuffer(a.bytes());
-        pristine_[n].upload(a.before.data());
-        reference_[n] = DeviceBuffer(a.bytes());
-        reference_[n].upload(a.after.data());
+        fill(pristine_[n], a.before, a.device_before);
+        fill(reference_[n], a.after, a.device_after);
     }
+    Driver::get().synchronize();
     for (const auto& s : c.structs) structs_.push_back(s.raw);
     for (size_t n = 0; n < n_arrays; ++n)
         if (c.arrays[n].member.parent >= 0)

@@ -73,6 +73,10 @@ private:
     DeviceBuffer result_; // the compare kernel's four counters
 };
 
+// A 64-bit hash of `bytes` at p on rt's device, computed there (in-process captures'
+// arrays; not hash64's value).
+uint64_t device_hash(Runtime& rt, DevicePtr p, size_t bytes);
+
 // Runs the capture's kernel once with `config` (default: the captured one) on a fresh
 // DeviceCapture and compares every written array.
 ReplayResult replay_capture(Runtime& rt, const Capture& c,

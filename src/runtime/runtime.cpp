@@ -2,6 +2,7 @@
 
 #include "runtime/hash.h"
 #include "runtime/log.h"
+#include "runtime/replay.h"
 
 #include <fmt/format.h>
 
@@ -312,13 +313,50 @@ void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** param
     }
     Driver& drv = Driver::get();
     const auto t0 = std::chrono::steady_clock::now();
+    const bool in_process = bool(capture_sink());
+    // Which arrays an in-process capture keeps on the device: the large ones, except
+    // reductions' partial results (replay folds those on the host).
+    std::vector<char> on_device(c.arrays.size(), 0);
+    for (size_t i = 0; i < c.arrays.size(); ++i) {
+        const CapturedArray& a = c.arrays[i];
+        bool partials = false;
+        for (const ArgDef& arg : s.def.args())
+            if (a.member.parent < 0 && arg.name == a.name)
+                partials = arg.partials != Partials::none;
+        on_device[i] = in_process && a.has_data() && a.bytes() >= kDeviceCaptureBytes && !partials;
+    }
+    // The arrays' contents now: to the host, or to a new buffer on the device. Without room
+    // on the device, the arrays not yet saved go through the host.
+    auto save_all = [&](bool after) {
+        for (size_t i = 0; i < c.arrays.size(); ++i) {
+            CapturedArray& a = c.arrays[i];
+            if (!a.has_data() || (after && a.access == Access::in)) continue;
+            if ((after ? a.device_after : a.device_before) != nullptr) continue; // saved
+            if (on_device[i]) {
+                auto b = std::make_shared<DeviceBuffer>(a.bytes());
+                drv.copy_device(b->get(), from[i], a.bytes());
+                (after ? a.device_after : a.device_before) = std::move(b);
+            } else {
+                std::vector<char>& h = after ? a.after : a.before;
+                h.resize(a.bytes());
+                drv.download(h.data(), from[i], a.bytes());
+            }
+        }
+        drv.synchronize();
+    };
+    auto save = [&](bool after) {
+        try {
+            save_all(after);
+        } catch (const CudaError& e) {
+            if (std::none_of(on_device.begin(), on_device.end(), [](char d) { return d; })) throw;
+            log_warn("capture of '{}': {}; its arrays go through the host", s.def.key(), e.what());
+            std::fill(on_device.begin(), on_device.end(), 0);
+            save_all(after);
+        }
+    };
     try {
         drv.stream_synchronize(stream);
-        for (size_t i = 0; i < c.arrays.size(); ++i) {
-            if (!c.arrays[i].has_data()) continue;
-            c.arrays[i].before.resize(c.arrays[i].bytes());
-            drv.download(c.arrays[i].before.data(), from[i], c.arrays[i].bytes());
-        }
+        save(false);
     } catch (const std::exception& e) {
         log_warn("capture of '{}' refused: {}", s.def.key(), e.what());
         return launch();
@@ -326,15 +364,17 @@ void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** param
     launch();
     try {
         drv.stream_synchronize(stream);
-        for (size_t i = 0; i < c.arrays.size(); ++i) {
-            if (!c.arrays[i].has_data() || c.arrays[i].access == Access::in) continue;
-            c.arrays[i].after.resize(c.arrays[i].bytes());
-            drv.download(c.arrays[i].after.data(), from[i], c.arrays[i].bytes());
-        }
+        save(true);
         c.squall_version = squall_version();
         c.git_revision = squall_git_revision();
         if (const CaptureSink& sink = capture_sink()) {
             hash_arrays(c);
+            for (CapturedArray& a : c.arrays) {
+                if (a.device_before)
+                    a.hash_before = device_hash(*this, a.device_before->get(), a.bytes());
+                if (a.device_after)
+                    a.hash_after = device_hash(*this, a.device_after->get(), a.bytes());
+            }
             c.take_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             in_sink = true;

@@ -41,7 +41,12 @@ void check_capture_version(const rt::Capture& c, const std::string& source) {
 }
 
 Session::Session(rt::Runtime& rt, SessionOptions options) : rt_(&rt), o_(std::move(options)) {
+    o_.tune.detach_compiles = true;
     ceiling_ = copy_bandwidth(rt);
+}
+
+Session::~Session() {
+    wait_for_detached_compiles();
 }
 
 double Session::elapsed() const {

@@ -33,6 +33,10 @@ void check_capture_version(const rt::Capture& c, const std::string& source);
 class Session {
 public:
     Session(rt::Runtime& rt, SessionOptions options);
+    // Waits for the compiles a tune left running (they hold no reference to the session).
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
 
     // Tunes one captured launch and merges its record into out_dir. Problems with the
     // capture throw rt::CaptureError naming `source`.

@@ -53,6 +53,12 @@ public:
         return f;
     }
 
+    // Returns when no task is queued or running.
+    void wait_idle() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        idle_.wait(lock, [this] { return queue_.empty() && running_ == 0; });
+    }
+
 private:
     void work() {
         for (;;) {
@@ -63,12 +69,19 @@ private:
                 if (stop_) return;
                 job = std::move(queue_.front());
                 queue_.pop_front();
+                ++running_;
             }
             job();
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                --running_;
+            }
+            idle_.notify_all();
         }
     }
     std::mutex mutex_;
-    std::condition_variable ready_;
+    std::condition_variable ready_, idle_;
+    int running_ = 0;
     std::deque<std::function<void()>> queue_;
     std::vector<std::thread> workers_;
     bool stop_ = false;
@@ -109,6 +122,10 @@ double median(std::vector<double> v) {
 }
 
 } // namespace
+
+void wait_for_detached_compiles() {
+    CompilePool::shared().wait_idle();
+}
 
 std::vector<double> Evaluator::remeasure(const std::vector<rt::Config>& cs, int rounds) {
     std::vector<std::vector<double>> t(cs.size());
@@ -156,7 +173,7 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     // the tune's compiles not yet started are cancelled; detached ones still running finish
     // on their own, the others are waited for.
     std::optional<CompilePool> own_pool;
-    if (o.compile_threads) own_pool.emplace(o.compile_threads);
+    if (o.compile_threads || !o.detach_compiles) own_pool.emplace(threads_of(o));
     CompilePool& pool = own_pool ? *own_pool : CompilePool::shared();
     const auto cancelled = std::make_shared<std::atomic<bool>>(false);
     std::vector<std::shared_future<std::string>> attached; // prepare() on this evaluator
@@ -265,7 +282,8 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
             if (!journaled) s.program = evaluator.fingerprint(s.config);
             if (s.program) s.same_program = !asked_programs.insert(*s.program).second;
             if (!journaled && !s.same_program) {
-                std::function<std::string()> job = evaluator.detached_prepare(s.config);
+                std::function<std::string()> job;
+                if (!own_pool) job = evaluator.detached_prepare(s.config);
                 const bool detached = bool(job);
                 if (!detached) job = [&evaluator, c = s.config] { return evaluator.prepare(c); };
                 s.compiled = pool.submit(

@@ -63,10 +63,12 @@ struct TuneOptions {
     std::string strategy = "annealing";
     uint64_t seed = 1;
     Budget budget{0, 30};
-    size_t batch = 0; // candidates per batch; 0: twice the compile threads
-    // 0: hardware concurrency, on workers shared by every tune of the process (a detached
-    // compile of the last tune finishes beside the next one's).
-    unsigned compile_threads = 0;
+    size_t batch = 0;             // candidates per batch; 0: twice the compile threads
+    unsigned compile_threads = 0; // 0: hardware concurrency
+    // Compile on the process's workers (hardware concurrency) and leave the evaluator's
+    // detached_prepare jobs still running at the end to finish beside the next tune. The
+    // caller calls wait_for_detached_compiles() before the process ends (or MPI does).
+    bool detach_compiles = false;
     // A kernel whose default runs shorter than this gets the time budget scaled down in
     // proportion (at least a tenth of it): a few microseconds cannot gain much. 0: off.
     double full_budget_above = 50e-6;
@@ -84,14 +86,16 @@ struct TuneResult {
     double wall = 0;         // seconds of this run (not the journal's earlier ones)
     double gpu_wait = 0;     // seconds the measuring thread waited for a compile
     // Seconds after the search spent finishing the compiles still running when it ended
-    // (NVRTC cannot be interrupted; the ones not started are dropped): only those of an
-    // evaluator without detached_prepare, or of a tune with its own compile_threads. Not
-    // in `wall`.
+    // (NVRTC cannot be interrupted; the ones not started are dropped); with detach_compiles
+    // only those of an evaluator without detached_prepare. Not in `wall`.
     double drain = 0;
     size_t compiled = 0; // candidates compiled in this run
     bool complete_from_journal = false;
     std::string rejection; // the first verification failure, for the report
 };
+
+// Returns once no compile of a tune with detach_compiles is queued or running.
+void wait_for_detached_compiles();
 
 // The batch size a tune uses by default.
 size_t default_batch(const TuneOptions& o);

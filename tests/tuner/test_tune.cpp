@@ -192,10 +192,10 @@ TEST(Tune, CompilesPastTheBudgetAreNotStarted) {
     EXPECT_LT(r.drain, 0.2); // two running compiles of 40 ms at most
 }
 
-// On the process's shared compile workers, a tune does not wait for the detached compiles
-// still running at its end (the next kernel's tune goes on beside them); they finish on
-// their own, holding only what their job holds. Compiles run through the evaluator itself
-// are always over when the tune returns.
+// With detach_compiles, a tune does not wait for the detached compiles still running at
+// its end (the next kernel's tune goes on beside them); they finish on their own, holding
+// only what their job holds, and wait_for_detached_compiles() waits for them. Compiles run
+// through the evaluator itself are always over when the tune returns.
 TEST(Tune, DetachedCompilesFinishAfterTheTune) {
     const Case& c = cases()[0];
     struct Counts {
@@ -214,7 +214,8 @@ TEST(Tune, DetachedCompilesFinishAfterTheTune) {
         }
     };
     TuneOptions o = options(0);
-    o.compile_threads = 0; // the shared workers
+    o.compile_threads = 0;
+    o.detach_compiles = true;
     o.budget.seconds = 0.5;
     std::shared_ptr<Counts> counts;
     {
@@ -226,8 +227,8 @@ TEST(Tune, DetachedCompilesFinishAfterTheTune) {
         EXPECT_GT(r.evaluations, 1u);
         EXPECT_LT(r.drain, 0.05); // waiting would take about 0.3 s
     }
-    for (int n = 0; n < 100 && counts->running > 0; ++n)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    wait_for_detached_compiles(); // those still compiling, their evaluator gone
+
     EXPECT_EQ(counts->running, 0);
 
     struct Attached : SyntheticEvaluator {

@@ -1,14 +1,18 @@
 // squall tune's GPU path on a captured launch: a kernel whose `shortcut` variants are
 // faster but wrong must have every one of them rejected by verification and never
-// recorded; the record merged into the wisdom directory carries its provenance.
+// recorded; the record merged into the wisdom directory carries its provenance. The same
+// from an in-process capture, whose arrays stay on the device.
+#include "runtime/replay.h"
 #include "runtime/wisdom.h"
 #include "tests/support/gpu_required.h"
 #include "tuner/session.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 namespace {
 
@@ -103,6 +107,72 @@ TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
     tuner::Session again(tuning, so);
     again.tune(cap, json);
     EXPECT_EQ(again.rows()[0].from_journal, 30u);
+    fs::remove_all(dir);
+}
+
+// An in-process capture (the capture sink, as `squall tune --case` uses it) keeps large
+// arrays on the device: replay from there reproduces the launch, verification still
+// rejects every wrong variant, and the device hash tells one array's contents from another.
+TEST(TuneGpu, InProcessCaptureStaysOnTheDevice) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("squall_tune_gpu_sink_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    rt::RuntimeOptions o;
+    o.cache_dir = "";
+    o.capture = rt::CaptureSettings{{"scale_add_*"}, 0, (dir / "captures").string(), 1ull << 30};
+    rt::Runtime rt(o);
+    SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
+
+    const int n = 1 << 22;
+    std::vector<double> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) x[size_t(i)] = 0.5 * (i % 999), y[size_t(i)] = 2.0 + (i % 5);
+    rt::DeviceBuffer dx(x.size() * 8), dy(y.size() * 8);
+    dx.upload(x.data()), dy.upload(y.data());
+
+    tuner::SessionOptions so;
+    so.tune.strategy = "random";
+    so.tune.budget = {0, 0};
+    so.out_dir = (dir / "wisdom").string();
+    so.from_default = true;
+    so.progress = false;
+    std::unique_ptr<tuner::Session> session;
+    uint64_t x_hash = 0;
+    int taken = 0;
+    rt::set_capture_sink([&](rt::Runtime& r, rt::Capture& c) {
+        ++taken;
+        ASSERT_EQ(c.arrays.size(), 2u);
+        for (const rt::CapturedArray& a : c.arrays) {
+            EXPECT_TRUE(a.device_before) << a.name;
+            EXPECT_TRUE(a.before.empty() && a.after.empty()) << a.name;
+            EXPECT_EQ(bool(a.device_after), a.access != rt::Access::in) << a.name;
+        }
+        x_hash = c.arrays[0].hash_before;
+        EXPECT_NE(c.arrays[1].hash_before, c.arrays[1].hash_after); // y changed
+        EXPECT_TRUE(rt::replay_capture(r, c).identical());
+        session = std::make_unique<tuner::Session>(r, so);
+        session->tune(c, "in-process");
+    });
+    const rt::KernelDef def = scale_add_def();
+    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, dx.get(), dy.get());
+    rt::Driver::get().synchronize();
+    rt::set_capture_sink({});
+    ASSERT_EQ(taken, 1);
+    ASSERT_TRUE(session);
+    EXPECT_FALSE(fs::exists(dir / "captures")); // nothing went to files
+    const tuner::TableRow& row = session->rows().at(0);
+    EXPECT_EQ(row.evaluations, 30u);
+    EXPECT_EQ(row.rejected, 15u);
+    // y came out of the launch once (2 x + y), not again from a replay.
+    std::vector<double> got(y.size());
+    dy.download(got.data());
+    for (size_t i = 0; i < got.size(); i += 4097) EXPECT_EQ(got[i], 2 * x[i] + y[i]) << i;
+
+    // The device hash is of the contents: x's again, then one element changed.
+    EXPECT_EQ(rt::device_hash(rt, dx.get(), x.size() * 8), x_hash);
+    x[12345] = std::nextafter(x[12345], 1e9);
+    dx.upload(x.data());
+    EXPECT_NE(rt::device_hash(rt, dx.get(), x.size() * 8), x_hash);
+    session.reset();
     fs::remove_all(dir);
 }
 
