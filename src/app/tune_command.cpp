@@ -208,9 +208,9 @@ int run_tune(TuneArgs a) {
     if (a.captures.empty() == a.case_file.empty())
         throw std::runtime_error(
             "squall tune: give capture files or --case CASE.yaml (one of them)");
-    if (!a.case_file.empty() && (a.strategies.size() > 1 || a.seeds.size() > 1))
-        throw std::runtime_error(
-            "squall tune: several strategies or seeds are for captures, not --case");
+    if (!a.case_file.empty() && (a.strategies.size() > 1 || a.seeds.size() > 1 || a.cold_cache))
+        throw std::runtime_error("squall tune: several strategies or seeds, and --cold-cache, "
+                                 "are for captures, not --case");
     if (a.out_dir.empty()) a.out_dir = rt::user_wisdom_dir();
     if (a.out_dir.empty())
         throw std::runtime_error("squall tune: no wisdom directory; give --out DIR");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # squall tune without a GPU: a non-zero exit and a message that says so, for a case and
 # for capture files (CUDA_VISIBLE_DEVICES= hides any GPU this machine has); a case with
-# several strategies is refused.
+# several strategies or seeds, or --cold-cache, is refused.
 set -u
 squall=$1 case_file=$2
 tmp=$(mktemp -d)
@@ -15,8 +15,10 @@ for args in "--case $case_file" "$tmp/none.json"; do
     grep -q "needs a GPU" <<<"$out" || fail "no 'needs a GPU' message for squall tune $args"
 done
 # Several strategies or seeds are for captures; a case is refused before anything runs.
-out=$("$squall" tune --case "$case_file" --strategy random,local --out "$tmp/w" 2>&1)
-[ $? -ne 0 ] && grep -q "several strategies or seeds" <<<"$out" ||
-    fail "squall tune --case with two strategies was not refused: $out"
+for args in "--strategy random,local" "--seed 1,2" "--cold-cache"; do
+    out=$("$squall" tune --case "$case_file" $args --out "$tmp/w" 2>&1)
+    [ $? -ne 0 ] && grep -q "are for captures, not --case" <<<"$out" ||
+        fail "squall tune --case $args was not refused: $out"
+done
 [ ! -e "$tmp/w" ] || fail "a wisdom directory was written"
 echo PASS
