@@ -221,7 +221,8 @@ json scalar_json(const CapturedScalar& s) {
     return j;
 }
 
-json array_json(const std::string& dir, const std::string& stem, Capture& c, CapturedArray& a) {
+json array_json(const std::string& dir, const std::string& stem, const Capture& c,
+                const CapturedArray& a) {
     const std::string id = array_id(c, a);
     json j = {{"name", a.name},
               {"kind", "array"},
@@ -234,12 +235,10 @@ json array_json(const std::string& dir, const std::string& stem, Capture& c, Cap
     if (a.null) j["null"] = true;
     if (a.same_as >= 0) j["same_as"] = array_id(c, c.arrays[size_t(a.same_as)]);
     if (!a.has_data()) return j;
-    a.hash_before = hash64(a.before.data(), a.before.size());
     j["before_file"] = stem + "." + id + ".before.bin";
     j["before_hash"] = hex64(a.hash_before);
     write_file(dir + "/" + j["before_file"].get<std::string>(), a.before);
     if (a.access != Access::in) {
-        a.hash_after = hash64(a.after.data(), a.after.size());
         j["after_file"] = stem + "." + id + ".after.bin";
         j["after_hash"] = hex64(a.hash_after);
         write_file(dir + "/" + j["after_file"].get<std::string>(), a.after);
@@ -253,10 +252,17 @@ void hash_arrays(Capture& c) {
     std::vector<std::thread> threads;
     for (CapturedArray& a : c.arrays)
         threads.emplace_back([&a] {
-            a.hash_before = hash64(a.before.data(), a.before.size());
-            a.hash_after = hash64(a.after.data(), a.after.size());
+            if (!a.device_before) a.hash_before = hash64(a.before.data(), a.before.size());
+            if (!a.device_after) a.hash_after = hash64(a.after.data(), a.after.size());
         });
     for (std::thread& t : threads) t.join();
+}
+
+Partials partials_of(const std::vector<ArgDef>& args, const CapturedArray& a) {
+    if (a.member.parent >= 0) return Partials::none;
+    for (const ArgDef& arg : args)
+        if (arg.name == a.name) return arg.partials;
+    return Partials::none;
 }
 
 void describe_launch(Capture& c, const std::vector<ArgDef>& args, void* const* params, size_t count,
@@ -354,6 +360,7 @@ std::string write_capture(const std::string& dir, Capture& c) {
             throw CaptureError(fmt::format("capture of array '{}' lies on the device (an "
                                            "in-process capture): it cannot be written",
                                            a.name));
+    hash_arrays(c);
     const std::string stem = stem_for(dir, c);
     struct Release {
         const std::string &dir, &stem;

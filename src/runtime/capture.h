@@ -123,9 +123,14 @@ struct Capture {
 void describe_launch(Capture& c, const std::vector<ArgDef>& args, void* const* params, size_t count,
                      std::vector<uint64_t>& from);
 
-// Sets every array's hash_before and hash_after, the arrays on threads of their own (a
-// 512^3 capture holds about 10 GB).
+// Sets every array's hash_before and hash_after from its host bytes, the arrays on threads
+// of their own (a 512^3 capture holds about 10 GB); contents kept on the device
+// (device_before / device_after) are left to device_hash.
 void hash_arrays(Capture& c);
+
+// How a kernel's arguments declare a captured array's contents: per-block partial results
+// (summed or maximised by a second pass) or plain values. Struct members: plain.
+Partials partials_of(const std::vector<ArgDef>& args, const CapturedArray& a);
 
 // Writes a capture (arrays already filled, hashes computed here). Returns the JSON
 // path. Throws CaptureError when the directory is not writable.

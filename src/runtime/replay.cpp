@@ -182,9 +182,7 @@ DeviceCapture::DeviceCapture(Runtime& rt, const Capture& c)
     partials_.assign(n_arrays, Partials::none);
     for (size_t n = 0; n < n_arrays; ++n) {
         const CapturedArray& a = c.arrays[n];
-        if (a.member.parent < 0)
-            for (const ArgDef& arg : def_.args())
-                if (arg.name == a.name) partials_[n] = arg.partials;
+        partials_[n] = partials_of(def_.args(), a);
         if (a.null) continue;
         if (a.same_as >= 0) {
             pointers_[n] = buffers_[size_t(a.same_as)].get() + a.offset;

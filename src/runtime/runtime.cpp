@@ -319,11 +319,8 @@ void Runtime::capture_launch(InstanceState& s, StreamHandle stream, void** param
     std::vector<char> on_device(c.arrays.size(), 0);
     for (size_t i = 0; i < c.arrays.size(); ++i) {
         const CapturedArray& a = c.arrays[i];
-        bool partials = false;
-        for (const ArgDef& arg : s.def.args())
-            if (a.member.parent < 0 && arg.name == a.name)
-                partials = arg.partials != Partials::none;
-        on_device[i] = in_process && a.has_data() && a.bytes() >= kDeviceCaptureBytes && !partials;
+        on_device[i] = in_process && a.has_data() && a.bytes() >= kDeviceCaptureBytes &&
+                       partials_of(s.def.args(), a) == Partials::none;
     }
     // The arrays' contents now: to the host, or to a new buffer on the device. Without room
     // on the device, the arrays not yet saved go through the host.

@@ -128,6 +128,24 @@ TEST(Capture, ArraysAreHashedEachFromItsOwnBytes) {
     EXPECT_NE(c.arrays[1].hash_before, c.arrays[1].hash_after);
 }
 
+// Partial results are known by the launch argument of the array's name; a struct member
+// of that name is not the argument, and an array no argument names holds plain values.
+TEST(Capture, PartialsComeFromTheArgumentOfTheArraysName) {
+    std::vector<ArgDef> args(2);
+    args[0].name = "partial", args[0].is_array = true, args[0].partials = Partials::max;
+    args[1].name = "field", args[1].is_array = true;
+    CapturedArray a;
+    a.name = "partial";
+    EXPECT_EQ(partials_of(args, a), Partials::max);
+    a.member.parent = 0; // a struct's member called "partial"
+    EXPECT_EQ(partials_of(args, a), Partials::none);
+    CapturedArray b;
+    b.name = "field";
+    EXPECT_EQ(partials_of(args, b), Partials::none);
+    b.name = "other";
+    EXPECT_EQ(partials_of(args, b), Partials::none);
+}
+
 TEST(Capture, RoundTripIsByteIdentical) {
     fs::path dir = fresh_dir("roundtrip");
     Capture c = make_capture(1000);
