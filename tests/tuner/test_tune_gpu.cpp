@@ -48,23 +48,42 @@ rt::KernelDef scale_add_def() {
     return d;
 }
 
-TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("squall_tune_gpu_" + std::to_string(getpid()));
+// An empty directory DIR for one test, and the options of a runtime that captures the
+// scale_add launches into DIR/captures and keeps no compile cache on disk.
+fs::path fresh_dir(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(getpid()));
     fs::remove_all(dir);
+    return dir;
+}
+rt::RuntimeOptions capturing_scale_add(const fs::path& dir) {
     rt::RuntimeOptions o;
     o.cache_dir = "";
     o.capture = rt::CaptureSettings{{"scale_add_*"}, 0, (dir / "captures").string(), 1ull << 30};
-    rt::Runtime rt(o);
+    return o;
+}
+
+// A launch's x and y, on the host and on the device: x_p = x_step (p % x_period),
+// y_p = y_base + p % y_period.
+struct ScaleAddData {
+    std::vector<double> x, y;
+    rt::DeviceBuffer dx, dy;
+    ScaleAddData(int n, double x_step, int x_period, double y_base, int y_period)
+        : x(static_cast<size_t>(n)), y(static_cast<size_t>(n)), dx(x.size() * 8), dy(y.size() * 8) {
+        for (int i = 0; i < n; ++i)
+            x[size_t(i)] = x_step * (i % x_period), y[size_t(i)] = y_base + (i % y_period);
+        dx.upload(x.data()), dy.upload(y.data());
+    }
+};
+
+TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
+    const fs::path dir = fresh_dir("squall_tune_gpu");
+    rt::Runtime rt(capturing_scale_add(dir));
     SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
 
     const int n = 1 << 24;
-    std::vector<double> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) x[size_t(i)] = 0.25 * (i % 1000), y[size_t(i)] = 1.0 + (i % 7);
-    rt::DeviceBuffer dx(x.size() * 8), dy(y.size() * 8);
-    dx.upload(x.data()), dy.upload(y.data());
+    const ScaleAddData data(n, 0.25, 1000, 1.0, 7);
     const rt::KernelDef def = scale_add_def();
-    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, dx.get(), dy.get());
+    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, data.dx.get(), data.dy.get());
     rt::Driver::get().synchronize();
     std::string json;
     for (const auto& e : fs::directory_iterator(dir / "captures"))
@@ -114,20 +133,14 @@ TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
 // arrays on the device: replay from there reproduces the launch, verification still
 // rejects every wrong variant, and the device hash tells one array's contents from another.
 TEST(TuneGpu, InProcessCaptureStaysOnTheDevice) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("squall_tune_gpu_sink_" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    rt::RuntimeOptions o;
-    o.cache_dir = "";
-    o.capture = rt::CaptureSettings{{"scale_add_*"}, 0, (dir / "captures").string(), 1ull << 30};
-    rt::Runtime rt(o);
+    const fs::path dir = fresh_dir("squall_tune_gpu_sink");
+    rt::Runtime rt(capturing_scale_add(dir));
     SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
 
     const int n = 1 << 22;
-    std::vector<double> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) x[size_t(i)] = 0.5 * (i % 999), y[size_t(i)] = 2.0 + (i % 5);
-    rt::DeviceBuffer dx(x.size() * 8), dy(y.size() * 8);
-    dx.upload(x.data()), dy.upload(y.data());
+    ScaleAddData data(n, 0.5, 999, 2.0, 5);
+    std::vector<double>& x = data.x;
+    const std::vector<double>& y = data.y;
 
     tuner::SessionOptions so;
     so.tune.strategy = "random";
@@ -153,7 +166,7 @@ TEST(TuneGpu, InProcessCaptureStaysOnTheDevice) {
         session->tune(c, "in-process");
     });
     const rt::KernelDef def = scale_add_def();
-    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, dx.get(), dy.get());
+    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, data.dx.get(), data.dy.get());
     rt::Driver::get().synchronize();
     rt::set_capture_sink({});
     ASSERT_EQ(taken, 1);
@@ -164,14 +177,14 @@ TEST(TuneGpu, InProcessCaptureStaysOnTheDevice) {
     EXPECT_EQ(row.rejected, 15u);
     // y came out of the launch once (2 x + y), not again from a replay.
     std::vector<double> got(y.size());
-    dy.download(got.data());
+    data.dy.download(got.data());
     for (size_t i = 0; i < got.size(); i += 4097) EXPECT_EQ(got[i], 2 * x[i] + y[i]) << i;
 
     // The device hash is of the contents: x's again, then one element changed.
-    EXPECT_EQ(rt::device_hash(rt, dx.get(), x.size() * 8), x_hash);
+    EXPECT_EQ(rt::device_hash(rt, data.dx.get(), x.size() * 8), x_hash);
     x[12345] = std::nextafter(x[12345], 1e9);
-    dx.upload(x.data());
-    EXPECT_NE(rt::device_hash(rt, dx.get(), x.size() * 8), x_hash);
+    data.dx.upload(x.data());
+    EXPECT_NE(rt::device_hash(rt, data.dx.get(), x.size() * 8), x_hash);
     session.reset();
     fs::remove_all(dir);
 }
