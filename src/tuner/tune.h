@@ -65,9 +65,10 @@ struct TuneOptions {
     Budget budget{0, 30};
     size_t batch = 0;             // candidates per batch; 0: twice the compile threads
     unsigned compile_threads = 0; // 0: hardware concurrency
-    // Compile on the process's workers (hardware concurrency) and leave the evaluator's
-    // detached_prepare jobs still running at the end to finish beside the next tune. The
-    // caller calls wait_for_detached_compiles() before the process ends (or MPI does).
+    // With compile_threads 0: compile on the process's workers (hardware concurrency) and
+    // leave the evaluator's detached_prepare jobs still running at the end to finish beside
+    // the next tune. The caller calls wait_for_detached_compiles() before the process
+    // finalizes MPI or ends.
     bool detach_compiles = false;
     // A kernel whose default runs shorter than this gets the time budget scaled down in
     // proportion (at least a tenth of it): a few microseconds cannot gain much. 0: off.
