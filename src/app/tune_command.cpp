@@ -97,8 +97,11 @@ int tune_case(const TuneArgs& a, const Ranks& ranks) {
         }
         const std::string source =
             fmt::format("{} (launch of {})", a.case_file, c.kernel.value("key", std::string("?")));
+        // The kernels armed for capture and not launched yet are still to come (those
+        // created later are not counted); this rank takes its share of them.
+        const size_t to_come = rt.pending_captures() / size_t(ranks.size);
         try {
-            session->tune(c, source);
+            session->tune(c, source, to_come);
         } catch (const std::exception& e) {
             ++errors;
             rt::log_error("tuning {} failed: {}", source, e.what());

@@ -145,6 +145,13 @@ void Runtime::use_fresh_cache(std::string disk_dir) {
     cache_ = std::make_shared<KernelCache>(std::move(disk_dir));
 }
 
+size_t Runtime::pending_captures() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t n = 0;
+    for (const auto& [key, s] : instances_) n += s->capture && !s->capture_done;
+    return n;
+}
+
 CompiledPtr Runtime::compile(const KernelDef& def, const Config& c, const ProblemSize& p) {
     return cache_->get(compile_spec(def, c, p));
 }

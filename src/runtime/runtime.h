@@ -120,6 +120,8 @@ public:
     // Replaces the compile cache by an empty one (disk_dir empty: memory only), so that
     // what comes next compiles from nothing. Loaded instances are kept.
     void use_fresh_cache(std::string disk_dir = {});
+    // Instances armed for capture (SQUALL_CAPTURE) whose capture has not happened yet.
+    size_t pending_captures();
     const std::vector<std::string>& wisdom_dirs() const { return wisdom_dirs_; }
 
     // Wisdom selection for one problem size; logged at info level with its reason.

@@ -26,6 +26,12 @@ std::string capture_hash(const rt::Capture& c) {
 
 } // namespace
 
+double kernel_seconds(double per_kernel, double total, double total_left, size_t still_to_come) {
+    if (total <= 0) return per_kernel;
+    const double share = std::max(1.0, total_left / double(still_to_come + 1));
+    return per_kernel > 0 ? std::min(per_kernel, share) : share;
+}
+
 void check_capture_version(const rt::Capture& c, const std::string& source) {
     if (c.squall_version != rt::squall_version())
         throw rt::CaptureError(fmt::format(
@@ -58,7 +64,7 @@ bool Session::budget_left() const {
            !(o_.total.evaluations > 0 && evaluations_ >= o_.total.evaluations);
 }
 
-void Session::tune(const rt::Capture& c, const std::string& source) {
+void Session::tune(const rt::Capture& c, const std::string& source, size_t still_to_come) {
     check_capture_version(c, source);
     capture_ += c.take_seconds;
     const auto t0 = std::chrono::steady_clock::now();
@@ -69,9 +75,8 @@ void Session::tune(const rt::Capture& c, const std::string& source) {
     setup_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     TuneOptions to = o_.tune;
-    if (o_.total.seconds > 0)
-        to.budget.seconds = std::min(to.budget.seconds > 0 ? to.budget.seconds : 1e300,
-                                     std::max(1.0, o_.total.seconds - elapsed()));
+    to.budget.seconds = kernel_seconds(to.budget.seconds, o_.total.seconds,
+                                       o_.total.seconds - elapsed(), still_to_come);
     if (o_.total.evaluations > 0)
         to.budget.evaluations =
             std::min(to.budget.evaluations > 0 ? to.budget.evaluations : SIZE_MAX,

@@ -27,6 +27,11 @@ struct SessionOptions {
     bool progress = true;
 };
 
+// The time budget of the next kernel: the per-kernel budget (0: none), at most the time
+// left of a total (0: no total), shared equally with `still_to_come` later kernels; never
+// under a second.
+double kernel_seconds(double per_kernel, double total, double total_left, size_t still_to_come);
+
 // Throws rt::CaptureError, naming `source`, for a capture another squall version wrote.
 void check_capture_version(const rt::Capture& c, const std::string& source);
 
@@ -39,8 +44,10 @@ public:
     Session& operator=(const Session&) = delete;
 
     // Tunes one captured launch and merges its record into out_dir. Problems with the
-    // capture throw rt::CaptureError naming `source`.
-    void tune(const rt::Capture& c, const std::string& source);
+    // capture throw rt::CaptureError naming `source`. `still_to_come`: kernels this
+    // session will tune after this one, when known; with a total time, this one then gets
+    // at most an equal share of the time left (kernel_seconds).
+    void tune(const rt::Capture& c, const std::string& source, size_t still_to_come = 0);
     bool budget_left() const;
     // The strategy and seed of the next tune (and the budget per kernel).
     TuneOptions& search() { return o_.tune; }

@@ -247,6 +247,18 @@ TEST(Tune, DetachedCompilesFinishAfterTheTune) {
     EXPECT_EQ(ev.running, 0);
 }
 
+// A kernel's share of a total time: what is left, split equally with the kernels still to
+// come, capped by the per-kernel budget, never under a second; no total: the per-kernel one.
+TEST(Session, KernelSecondsShareTheTotalTime) {
+    EXPECT_EQ(kernel_seconds(30, 0, 0, 5), 30);     // no total
+    EXPECT_EQ(kernel_seconds(30, 200, 150, 0), 30); // the last kernel: its own cap
+    EXPECT_EQ(kernel_seconds(0, 200, 150, 0), 150); // no cap: all that is left
+    EXPECT_EQ(kernel_seconds(30, 200, 150, 9), 15); // ten kernels share 150 s
+    EXPECT_EQ(kernel_seconds(10, 200, 150, 9), 10); // the cap is smaller
+    EXPECT_EQ(kernel_seconds(30, 200, 5, 9), 1);    // at least a second
+    EXPECT_EQ(kernel_seconds(30, 200, -3, 0), 1);   // past the total
+}
+
 TEST(Tune, FailingDefaultIsAnError) {
     const Case& c = cases()[0];
     class Broken : public Evaluator {

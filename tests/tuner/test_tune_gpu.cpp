@@ -159,6 +159,7 @@ TEST(TuneGpu, InProcessCaptureStaysOnTheDevice) {
             EXPECT_TRUE(a.before.empty() && a.after.empty()) << a.name;
             EXPECT_EQ(bool(a.device_after), a.access != rt::Access::in) << a.name;
         }
+        EXPECT_EQ(r.pending_captures(), 0u); // this one is taken
         x_hash = c.arrays[0].hash_before;
         EXPECT_NE(c.arrays[1].hash_before, c.arrays[1].hash_after); // y changed
         EXPECT_TRUE(rt::replay_capture(r, c).identical());
@@ -166,7 +167,9 @@ TEST(TuneGpu, InProcessCaptureStaysOnTheDevice) {
         session->tune(c, "in-process");
     });
     const rt::KernelDef def = scale_add_def();
-    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, data.dx.get(), data.dy.get());
+    const rt::KernelInstance k = rt.instantiate(def, rt::ProblemSize(n));
+    EXPECT_EQ(rt.pending_captures(), 1u);
+    k.launch(nullptr, n, data.dx.get(), data.dy.get());
     rt::Driver::get().synchronize();
     rt::set_capture_sink({});
     ASSERT_EQ(taken, 1);
