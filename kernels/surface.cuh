@@ -76,6 +76,23 @@ SQ_HD T fm(T z1, T z0m, T obuk_inv) {
     return fm_log(log_(z1 / z0m), z1, z0m, obuk_inv);
 }
 
+// fm and phi_m(z1/L) of one face together. Unstable, both come from q = 1/phi_m(z1/L):
+// |z0m/L|^(2/3) is r23 = (z0m/z1)^(2/3) times |z1/L|^(2/3), and the two psi_m combine into
+// one log, psi_m(z1/L) - psi_m(z0m/L) = 3 ln((1 + q) / (1 + q0)). One cube root and one
+// log per face instead of three each.
+template <typename T>
+struct FmPhiM {
+    T fm, phi_m;
+};
+template <typename T>
+SQ_HD FmPhiM<T> fm_phi_m(T log_z1_z0m, T r23, T z1, T z0m, T obuk_inv) {
+    const T zeta = z1 * obuk_inv;
+    if (zeta > T(0)) return {fm_log(log_z1_z0m, z1, z0m, obuk_inv), T(1) + T(5) * zeta};
+    const T a23 = abs_pow23(zeta);
+    const T q = sqrt_(T(1) + T(3.6) * a23), q0 = sqrt_(T(1) + T(3.6) * r23 * a23);
+    return {kappa_vk<T>() / (log_z1_z0m - T(3) * log_((T(1) + q) / (T(1) + q0))), T(1) / q};
+}
+
 // fh = kappa / (ln(z1/z0h) - psi_h(z1/L) + psi_h(z0h/L)): scalar flux = -u* fh (s1 - s_0).
 template <typename T>
 SQ_HD T fh(T z1, T z0h, T obuk_inv) {
@@ -323,19 +340,22 @@ struct SurfaceMomentumFlux {
         const int ij = i + j * jj;
         const int ijk = ij + kstart * kk;
         const T kz = most::kappa_vk<T>() * z1;
+        const T log_z = log_(z1 / z0m), r23 = most::abs_pow23(z0m / z1); // the same per face
         { // u-face between columns i-1 and i
             const T us = interp2(ustar[ij - 1], ustar[ij]);
             const T li = interp2(obuk_inv[ij - 1], obuk_inv[ij]);
-            const T flux = -(u[ijk] - ubot) * us * most::fm(z1, z0m, li);
+            const most::FmPhiM<T> f = most::fm_phi_m(log_z, r23, z1, z0m, li);
+            const T flux = -(u[ijk] - ubot) * us * f.fm;
             ufluxbot[ij] = flux;
-            dudz_bot[ij] = -flux * most::phi_m(z1 * li) / (us * kz);
+            dudz_bot[ij] = -flux * f.phi_m / (us * kz);
         }
         { // v-face between columns j-1 and j
             const T us = interp2(ustar[ij - jj], ustar[ij]);
             const T li = interp2(obuk_inv[ij - jj], obuk_inv[ij]);
-            const T flux = -(v[ijk] - vbot) * us * most::fm(z1, z0m, li);
+            const most::FmPhiM<T> f = most::fm_phi_m(log_z, r23, z1, z0m, li);
+            const T flux = -(v[ijk] - vbot) * us * f.fm;
             vfluxbot[ij] = flux;
-            dvdz_bot[ij] = -flux * most::phi_m(z1 * li) / (us * kz);
+            dvdz_bot[ij] = -flux * f.phi_m / (us * kz);
         }
     }
 };

@@ -95,6 +95,25 @@ TEST(Surface, NeutralLogLaw) {
     EXPECT_NEAR(sq::most::fm(z1, z0m, 0.05), fm_ref(z1, z0m, 0.05), 1e-9);
 }
 
+// The face's combined fm and phi_m (one cube root, one log) against the two functions
+// evaluated separately, across unstable, neutral and stable 1/L, in double and float.
+template <typename T>
+void check_fm_phi_m(double tol) {
+    const T z1 = T(5), z0m = T(0.1);
+    const T log_z = std::log(z1 / z0m), r23 = sq::most::abs_pow23(z0m / z1);
+    for (double li : {-10.0, -1.0, -0.2, -0.01, -1e-6, 0.0, 1e-6, 0.01, 0.2, 1.0}) {
+        const sq::most::FmPhiM<T> f = sq::most::fm_phi_m(log_z, r23, z1, z0m, T(li));
+        const T fm = sq::most::fm(z1, z0m, T(li)), phi = sq::most::phi_m(z1 * T(li));
+        EXPECT_NEAR(f.fm, fm, tol * fm) << li;
+        EXPECT_NEAR(f.phi_m, phi, tol * phi) << li;
+    }
+}
+
+TEST(Surface, CombinedFmAndPhiMMatchTheSeparateFunctions) {
+    check_fm_phi_m<double>(1e-14);
+    check_fm_phi_m<float>(1e-6);
+}
+
 // Relative residual of L = -u*^3/(kappa B0).
 double obuk_residual(double ustar, double linv, double b0) {
     const double L = 1.0 / linv, Ldef = -ustar * ustar * ustar / (kap * b0);
