@@ -4,13 +4,17 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
 #include <ostream>
+#include <vector>
 
 #include "model/decomp.h"
 #include "model/pressure/pressure.h"
+#include "model/pressure/transpose.h"
 #include "pressure_test_util.h"
 
 using namespace squall;
@@ -130,3 +134,40 @@ INSTANTIATE_TEST_SUITE_P(Modes, PressureEigen,
                                            Mode{12, 10, 15, true, true}, Mode{11, 3, 2, true, true},
                                            Mode{0, 0, 0, false, false},
                                            Mode{0, 0, 3, false, false}));
+
+// The host pencil copy (row copies and tiled transposes) against the element the copy
+// kernel defines, sq::PressurePencilCopy, bit for bit: the six copies of one-rank layouts
+// whose sizes leave partial tiles, and a packing copy over several blocks with the own
+// block skipped.
+namespace {
+void expect_copy_matches_definition(const PencilCopy& c, long n) {
+    const std::size_t size = std::size_t(n);
+    std::vector<double> src(size), want(size, -1.0), got(size, -1.0);
+    for (std::size_t m = 0; m < src.size(); ++m) src[m] = 1.0 + double(m % 9973) * 1e-3;
+    const sq::PressurePencilCopy<double> f = pencil_copy_kernel(c, src.data(), want.data());
+    for (int z = 0; z < c.n2 * c.nblocks; ++z)
+        for (int b = 0; b < c.n1; ++b)
+            for (int a = 0; a < c.n0; ++a) f(a, b, z);
+    pencil_copy_host(c, src.data(), got.data());
+    ASSERT_EQ(got, want) << c.n0 << " x " << c.n1 << " x " << c.n2 << ", " << c.nblocks
+                         << " block(s)";
+}
+} // namespace
+
+TEST(PencilCopy, HostCopyMatchesTheKernelsElement) {
+    Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);
+    for (auto [itot, jtot, ktot] : {std::array{40, 24, 12}, {37, 19, 5}, {16, 48, 3}}) {
+        const Grid<double> grid =
+            Grid<double>::make(ptest::make_case(itot, jtot, ktot, false), 1, 1, 0, 0);
+        const PencilLayout lay(grid.d, decomp);
+        const long n = std::max<long>(lay.nlocal, long(grid.d.kk) * grid.d.kcells);
+        for (const PencilStep& fwd : {lay.zcol_x, lay.x_y, lay.y_z})
+            for (const PencilStep& s : {fwd, fwd.reversed()})
+                expect_copy_matches_definition(s.own(), n);
+    }
+    // Four blocks of 21 x 18 x 3 packed from a transposed map, block 2 skipped.
+    const PencilMap from{5, 21 * 18 * 3, 18, 1, 21 * 18}, packed{0, 21 * 18 * 3, 1, 21, 21 * 18};
+    const PencilCopy pack{from, packed, 21, 18, 3, 3, 0, 2};
+    expect_copy_matches_definition(pack, 5 + 4L * 21 * 18 * 3);
+    decomp.free();
+}
