@@ -10,6 +10,10 @@ of drycbl_<size>:
   3. top-up runs (annealing, fresh seeds, a warm compile cache, as many as the missing
      evaluations need, in one process) until the kernel has TARGET verified,
      measured evaluations: the best known is the fastest of them all.
+Strategy runs of the kernels in KERNEL_SECONDS take their own time (diff_uvw_smag 30 s:
+in 8 s no guided strategy got within 5 % at 512^3). Every run's wisdom output merges into
+STATE/wisdom (squall tune keeps the fastest record per device and size), so the best
+records can be shipped with scripts/merge-wisdom.
 Every run's journal is kept gzipped in STATE (strategies/, reference/, extra/), so a run
 that is cut off (DEADLINE, the device's time limit) loses only its last tune, and the next
 call goes on from there. At the end, tune_strategies_report.py compares the strategies
@@ -31,6 +35,8 @@ def parse():
     p.add_argument("--state", default=os.path.join(HERE, "tune_matrix"))
     p.add_argument("--deadline", type=float, default=1e9, help="seconds for this call")
     p.add_argument("--seconds", type=float, default=8, help="per strategy run")
+    p.add_argument("--kernel-seconds", default="diff_uvw_smag=30",
+                   help="per strategy run of these kernels (NAME=S,...) instead of --seconds")
     p.add_argument("--top-up-seconds", type=float, default=60, help="per top-up run")
     p.add_argument("--top-up-rate", type=float, default=15, help="evaluations per second a top-up run is counted on")
     p.add_argument("--target", type=int, default=3000)
@@ -52,6 +58,14 @@ class Matrix:
 
     def left(self):
         return self.a.deadline - (time.monotonic() - self.t0)
+
+    def seconds_for(self, key):
+        """A strategy run's seconds for kernel key (NAME_PRECISION)."""
+        for item in filter(None, self.a.kernel_seconds.split(",")):
+            name, sec = item.split("=")
+            if key.startswith(name + "_"):
+                return float(sec)
+        return self.a.seconds
 
     def stored(self, kind, name):
         return os.path.join(self.dirs[kind], name + ".jsonl.gz")
@@ -90,7 +104,7 @@ class Matrix:
         journal = os.path.join(self.tmp, "journal")
         shutil.rmtree(journal, ignore_errors=True)
         env = dict(os.environ, SQUALL_CACHE_DIR=cache, SQUALL_WISDOM_USER_DIR="", **(env_extra or {}))
-        cmd = [self.a.squall, "tune", capture, "--out", os.path.join(self.tmp, "wisdom"),
+        cmd = [self.a.squall, "tune", capture, "--out", os.path.join(self.a.state, "wisdom"),
                "--journal", journal] + args
         try:
             r = subprocess.run(cmd, env=env, capture_output=True, text=True,
@@ -143,12 +157,15 @@ class Matrix:
                     os.replace(staged, self.stored("reference", ref))
             # The strategy runs on the capture loaded once, each compiling from nothing.
             runs = [(s, n) for k, s, n in missing if k == key]
+            sec = self.seconds_for(key)
             for s in strategies:
-                seeds_left = [n for s2, n in runs if s2 == s]
-                if not seeds_left or self.left() < self.a.seconds + 30:
+                # As many seeds as fit before the deadline (a run cut off is lost).
+                fit = int((self.left() - 30) // (sec + 5))
+                seeds_left = [n for s2, n in runs if s2 == s][:max(0, fit)]
+                if not seeds_left:
                     continue
                 self.tune(c, "strategies", [f"{key}_{grid}_{s}_s{n}" for n in seeds_left],
-                          ["--strategy", s, "--seed", ",".join(seeds_left), "--time", str(self.a.seconds),
+                          ["--strategy", s, "--seed", ",".join(seeds_left), "--time", str(sec),
                            "--from-default", "--cold-cache"], os.path.join(self.tmp, "unused"))
             # Top-ups: annealing with fresh seeds, as many runs as the evaluations still
             # missing need at TOP_UP_RATE, in one process (the capture loaded once). Not
@@ -182,12 +199,16 @@ class Matrix:
             for z in glob.glob(os.path.join(self.dirs[kind], "*.jsonl.gz")):
                 with gzip.open(z, "rb") as f, open(os.path.join(d, os.path.basename(z)[:-3]), "wb") as o:
                     shutil.copyfileobj(f, o)
-        # The best known takes the top-up and reference journals too.
+        # The best known takes every other journal too: top-ups, references, and strategy
+        # runs kept from an earlier protocol (strategies_8s/).
         known = os.path.join(self.tmp, "report", "known")
         os.makedirs(known, exist_ok=True)
         for kind in ("reference", "extra"):
             for j in glob.glob(os.path.join(dirs[kind], "*.jsonl")):
                 shutil.copy(j, known)
+        for z in glob.glob(os.path.join(self.a.state, "strategies_*", "*.jsonl.gz")):
+            with gzip.open(z, "rb") as f, open(os.path.join(known, os.path.basename(z)[:-3]), "wb") as o:
+                shutil.copyfileobj(f, o)
         out = self.a.report or os.path.join(self.tmp, "report.json")
         subprocess.run([sys.executable, os.path.join(HERE, "tune_strategies_report.py"),
                         dirs["strategies"], out, known])
