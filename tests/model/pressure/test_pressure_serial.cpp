@@ -135,10 +135,10 @@ INSTANTIATE_TEST_SUITE_P(Modes, PressureEigen,
                                            Mode{0, 0, 0, false, false},
                                            Mode{0, 0, 3, false, false}));
 
-// The host pencil copy (row copies and tiled transposes) against the element the copy
-// kernel defines, sq::PressurePencilCopy, bit for bit: the six copies of one-rank layouts
-// whose sizes leave partial tiles, and a packing copy over several blocks with the own
-// block skipped.
+// The host pencil copy (block copies of rows, pointer loops for transposes) against the
+// element the copy kernel defines, sq::PressurePencilCopy, bit for bit: the six copies of
+// one-rank layouts whose sizes leave partial groups of rows, and a packing copy over
+// several blocks with the own block skipped.
 namespace {
 void expect_copy_matches_definition(const PencilCopy& c, long n) {
     const std::size_t size = std::size_t(n);
