@@ -178,8 +178,7 @@ class Matrix:
                 seeds = []
                 n = 101
                 while len(seeds) < runs:
-                    if not any(os.path.exists(self.stored("extra", f"{key}_{grid}_{s}_s{n}"))
-                               for s in ("random", "annealing")):
+                    if not os.path.exists(self.stored("extra", f"{key}_{grid}_annealing_s{n}")):
                         seeds.append(str(n))
                     n += 1
                 names = [f"{key}_{grid}_annealing_s{n}" for n in seeds]
@@ -192,26 +191,21 @@ class Matrix:
                   f"(target {self.a.target})", flush=True)
 
     def report(self):
-        dirs = {}
-        for kind in self.dirs:
-            d = dirs[kind] = os.path.join(self.tmp, "report", kind)
-            os.makedirs(d, exist_ok=True)
-            for z in glob.glob(os.path.join(self.dirs[kind], "*.jsonl.gz")):
-                with gzip.open(z, "rb") as f, open(os.path.join(d, os.path.basename(z)[:-3]), "wb") as o:
+        def unzip(folder, into):
+            os.makedirs(into, exist_ok=True)
+            for z in glob.glob(os.path.join(self.a.state, folder, "*.jsonl.gz")):
+                with gzip.open(z, "rb") as f, open(os.path.join(into, os.path.basename(z)[:-3]), "wb") as o:
                     shutil.copyfileobj(f, o)
+        runs = os.path.join(self.tmp, "report", "strategies")
+        unzip("strategies", runs)
         # The best known takes every other journal too: top-ups, references, and strategy
         # runs kept from an earlier protocol (strategies_8s/).
         known = os.path.join(self.tmp, "report", "known")
-        os.makedirs(known, exist_ok=True)
-        for kind in ("reference", "extra"):
-            for j in glob.glob(os.path.join(dirs[kind], "*.jsonl")):
-                shutil.copy(j, known)
-        for z in glob.glob(os.path.join(self.a.state, "strategies_*", "*.jsonl.gz")):
-            with gzip.open(z, "rb") as f, open(os.path.join(known, os.path.basename(z)[:-3]), "wb") as o:
-                shutil.copyfileobj(f, o)
+        for folder in ("reference", "extra", "strategies_*"):
+            unzip(folder, known)
         out = self.a.report or os.path.join(self.tmp, "report.json")
         subprocess.run([sys.executable, os.path.join(HERE, "tune_strategies_report.py"),
-                        dirs["strategies"], out, known])
+                        runs, out, known])
         names = [os.path.basename(p) for p in glob.glob(os.path.join(self.a.state, "*", "*.jsonl.gz"))]
         for key, grid in sorted({m.groups() for m in map(re.compile(r"^(.*)_(\d+x\d+x\d+)_").match, names) if m}):
             print(f"{key} {grid}: {self.evaluations(key, grid)} verified evaluations in all")
