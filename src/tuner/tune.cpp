@@ -261,7 +261,14 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         std::optional<uint64_t> program;
         bool same_program = false; // takes the result of an earlier slot's program
     };
-    std::deque<std::vector<Slot>> in_flight;
+    // A batch as asked, its slots measured in any order and told in the order asked.
+    struct Batch {
+        std::vector<Slot> slots;
+        std::vector<std::optional<Evaluation>> done;
+        std::vector<char> skipped; // compiles not started (kNotStarted): neither measured nor told
+        size_t left;
+    };
+    std::deque<Batch> in_flight;
     size_t asked = 1;
     // When the time budget ends on the clock (time_budget is final from here on).
     const Clock::time_point deadline =
@@ -300,76 +307,71 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         }
         if (slots.empty()) return false;
         asked += slots.size();
-        in_flight.push_back(std::move(slots));
+        const size_t n_slots = slots.size();
+        in_flight.push_back({std::move(slots), std::vector<std::optional<Evaluation>>(n_slots),
+                             std::vector<char>(n_slots, 0), n_slots});
         return true;
     };
-    bool stopped = false;
-    while (!stopped) {
+    // Two batches in flight: the strategy proposes the next while one is measured. Any
+    // ready slot of either is measured (the oldest first), so that one slow compile (deep
+    // unrolled tiles take up to 14 s) holds up neither the GPU nor the other batch; the
+    // strategy is told a batch, in the order asked, once all of it is done, so what it is
+    // asked and told does not depend on compile times.
+    const auto ready = [&](const Slot& s) {
+        if (s.same_program) return by_program.count(*s.program) != 0;
+        return !s.compiled.valid() ||
+               s.compiled.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
+    for (;;) {
         while (in_flight.size() < 2 && ask_batch()) {
         }
         if (in_flight.empty()) break;
-        std::vector<Slot> slots = std::move(in_flight.front());
-        in_flight.pop_front();
-        // Measured as their compiles finish (a slow compile holds up nothing else), told in
-        // the order asked, so that the search does not depend on compile times.
-        std::vector<std::optional<Evaluation>> done(slots.size());
-        std::vector<char> skipped(slots.size(), 0); // compiles not started (kNotStarted)
-        size_t left = slots.size();
-        // A slot can be measured once compiled (or from the journal); one of a program
-        // measured before once that measurement is done.
-        const auto ready = [&](const Slot& s) {
-            if (s.same_program) return by_program.count(*s.program) != 0;
-            return !s.compiled.valid() ||
-                   s.compiled.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-        };
-        while (left > 0 && !stopped) {
-            size_t next = slots.size();
-            const Clock::time_point w0 = Clock::now();
-            while (next == slots.size()) {
-                for (size_t n = 0; n < slots.size() && next == slots.size(); ++n)
-                    if (!done[n] && !skipped[n] && ready(slots[n])) next = n;
-                if (next != slots.size() || time_up()) break; // nothing ready and no time
-                std::this_thread::sleep_for(std::chrono::microseconds(200));
-            }
-            r.gpu_wait += std::chrono::duration<double>(Clock::now() - w0).count();
-            if (next == slots.size()) {
-                stopped = true;
-                break;
-            }
-            Slot& s = slots[next];
-            if (s.same_program) {
-                Evaluation e = by_program.at(*s.program);
-                e.config = s.config, e.is_default = false, e.same_program = true;
-                e.t = elapsed();
-                journal.append(e);
-                history.push_back(e);
-                done[next] = e;
-                ++r.same_program;
-                --left;
-                continue;
-            }
-            if (time_up() && !journal.find(s.config)) {
-                stopped = true;
-                break;
-            }
-            if (s.compiled.valid() && s.compiled.get() == kNotStarted) {
-                skipped[next] = 1; // neither measured nor told; the others go on
-                --left;
-                continue;
-            }
-            done[next] = evaluate(s.config, s.compiled.valid() ? &s.compiled : nullptr, false);
-            if (s.program) by_program.emplace(*s.program, *done[next]);
-            count(*done[next]);
-            --left;
-            report();
+        if (in_flight.front().left == 0) {
+            for (const auto& e : in_flight.front().done)
+                if (e)
+                    strategy->tell(e->config, e->status == Status::ok ? std::optional(e->seconds)
+                                                                      : std::nullopt);
+            in_flight.pop_front();
+            if (time_up()) break;
+            continue;
         }
-        std::vector<std::pair<rt::Config, std::optional<double>>> told;
-        for (const auto& e : done)
-            if (e)
-                told.emplace_back(e->config, e->status == Status::ok ? std::optional(e->seconds)
-                                                                     : std::nullopt);
-        for (auto& [c, t] : told) strategy->tell(c, t);
-        if (time_up()) stopped = true;
+        Batch* from = nullptr;
+        size_t next = 0;
+        const Clock::time_point w0 = Clock::now();
+        for (;;) {
+            for (Batch& b : in_flight) {
+                for (size_t n = 0; n < b.slots.size() && !from; ++n)
+                    if (!b.done[n] && !b.skipped[n] && ready(b.slots[n])) from = &b, next = n;
+                if (from) break;
+            }
+            if (from || time_up()) break;
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+        r.gpu_wait += std::chrono::duration<double>(Clock::now() - w0).count();
+        if (!from) break; // nothing ready and no time left
+        Slot& s = from->slots[next];
+        if (s.same_program) {
+            Evaluation e = by_program.at(*s.program);
+            e.config = s.config, e.is_default = false, e.same_program = true;
+            e.t = elapsed();
+            journal.append(e);
+            history.push_back(e);
+            from->done[next] = e;
+            ++r.same_program;
+            --from->left;
+            continue;
+        }
+        if (time_up() && !journal.find(s.config)) break;
+        if (s.compiled.valid() && s.compiled.get() == kNotStarted) {
+            from->skipped[next] = 1;
+            --from->left;
+            continue;
+        }
+        from->done[next] = evaluate(s.config, s.compiled.valid() ? &s.compiled : nullptr, false);
+        if (s.program) by_program.emplace(*s.program, *from->done[next]);
+        count(*from->done[next]);
+        --from->left;
+        report();
     }
     r.evaluations = history.size();
 

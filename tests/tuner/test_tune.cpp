@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -190,6 +191,74 @@ TEST(Tune, CompilesPastTheBudgetAreNotStarted) {
     EXPECT_EQ(r.evaluations, j.recorded().size());
     for (const Evaluation& e : j.recorded()) EXPECT_EQ(e.status, Status::ok) << e.detail;
     EXPECT_LT(r.drain, 0.2); // two running compiles of 40 ms at most
+}
+
+// Evaluations of the same configurations in the order measured; the compile of chosen
+// ones takes `slow` (the rest: none).
+struct Timed : SyntheticEvaluator {
+    Timed(const Case& c, std::function<bool(const rt::Config&)> is_slow)
+        : SyntheticEvaluator(c), is_slow(std::move(is_slow)) {
+        failures = false;
+    }
+    std::string prepare(const rt::Config& cfg) override {
+        if (is_slow(cfg)) std::this_thread::sleep_for(slow);
+        return SyntheticEvaluator::prepare(cfg);
+    }
+    Measurement measure(const rt::Config& cfg) override {
+        {
+            std::lock_guard<std::mutex> lock(order_mutex);
+            order.push_back(cfg);
+        }
+        return SyntheticEvaluator::measure(cfg);
+    }
+    std::function<bool(const rt::Config&)> is_slow;
+    std::chrono::milliseconds slow{400};
+    std::mutex order_mutex;
+    std::vector<rt::Config> order;
+};
+
+// One slow compile in a batch holds up neither the GPU nor the next batch: while it
+// compiles, the next batch is compiled and measured.
+TEST(Tune, ASlowCompileHoldsUpNeitherTheGpuNorTheNextBatch) {
+    const Case& c = cases()[0];
+    const TuneOptions o = options(40); // batches of 8
+    // The first batch, as the same search proposes it with no compile slow.
+    Timed plain(c, [](const rt::Config&) { return false; });
+    Journal j0(c.space(), header_of(c, o));
+    tune(c.space(), c.problem, c.device, plain, j0, o);
+    ASSERT_GE(plain.order.size(), 17u);
+    const rt::Config first = plain.order[1];
+
+    Timed ev(c, [&](const rt::Config& cfg) { return cfg == first; });
+    Journal j(c.space(), header_of(c, o));
+    tune(c.space(), c.problem, c.device, ev, j, o);
+    const auto at = std::find(ev.order.begin(), ev.order.end(), first) - ev.order.begin();
+    // The default, then the first batch's seven others; the second batch's eight came
+    // before the slow one (a batch at a time, it would come ninth).
+    EXPECT_GE(at, 16) << "measured " << at << "th";
+}
+
+// The strategy is told each batch in the order asked, whatever the compile times: the
+// same seed measures the same configurations and picks the same winner.
+TEST(Tune, CompileTimesDoNotChangeTheSearch) {
+    const Case& c = cases()[0];
+    const TuneOptions o = options(60);
+    Timed fast(c, [](const rt::Config&) { return false; });
+    Timed uneven(c, [&](const rt::Config& cfg) {
+        return std::hash<std::string>()(c.space().format(cfg)) % 4 == 0;
+    });
+    uneven.slow = std::chrono::milliseconds(25);
+    std::vector<std::string> seen[2];
+    rt::Config best[2];
+    for (int n = 0; n < 2; ++n) {
+        Timed& ev = n == 0 ? fast : uneven;
+        Journal j(c.space(), header_of(c, o));
+        best[n] = tune(c.space(), c.problem, c.device, ev, j, o).best;
+        for (const Evaluation& e : j.recorded()) seen[n].push_back(c.space().format(e.config));
+        std::sort(seen[n].begin(), seen[n].end());
+    }
+    EXPECT_EQ(seen[0], seen[1]);
+    EXPECT_EQ(best[0], best[1]);
 }
 
 // With detach_compiles, a tune does not wait for the detached compiles still running at
