@@ -18,6 +18,11 @@ template <typename T, class P>
 SQ_HD T advec_div5(const P& a, int s, T u_lo, T u_hi, T di) {
     return -(flux5(a + s, s, u_hi) - flux5(a, s, u_lo)) * di;
 }
+// The same from the two faces' fluxes (the face form, backends/cpu/cpu_faces.h).
+template <typename T>
+SQ_HD T advec_div_faces(T f_lo, T f_hi, T di) {
+    return -(f_hi - f_lo) * di;
+}
 
 // Density-weighted vertical divergence of a centred variable at level k from the fluxes
 // through its bottom face (level k) and top face (level k+1).
@@ -274,19 +279,44 @@ struct AdvecU2i5 {
         return value_at(in(0, u), in(1, v), in(2, w), i, j, k);
     }
 
+    // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
+    // and z faces of the point at ijk (z: of the given order; order_z(k) is level k's),
+    // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
+    SQ_HD T flux_x(int ijk) const { return flux5(u + ijk, 1, u_at_xface(u, ijk)); }
+    SQ_HD T flux_y(int ijk) const { return flux5(u + ijk, jj, v_at_yface(v, ijk)); }
+    SQ_HD T flux_z(int ijk, int order) const {
+        return flux_z_order(u + ijk, kk, w_at_zface(w, ijk), order);
+    }
+    SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
+    SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
+        return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
+               advec_zdiv_c(z_lo, z_hi, k, rho, rhoh, dzi);
+    }
+    // The advecting velocities at the low faces of the point at ijk (u's cell: centres in
+    // x, edges in y and z).
+    template <class P>
+    SQ_HD T u_at_xface(const P& u, int ijk) const {
+        return interp2<T>(u[ijk - 1], u[ijk]);
+    }
+    template <class P>
+    SQ_HD T v_at_yface(const P& v, int ijk) const {
+        return interp2<T>(v[ijk - 1], v[ijk]);
+    }
+    template <class P>
+    SQ_HD T w_at_zface(const P& w, int ijk) const {
+        return interp2<T>(w[ijk - 1], w[ijk]);
+    }
+
     SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
     // u, v, w: the inputs, as pointers or accessors (value_with).
     template <class P>
     SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const P a = u + ijk;
-        return advec_div5(a, 1, interp2<T>(u[ijk - 1], u[ijk]), interp2<T>(u[ijk], u[ijk + 1]),
-                          dxi) +
-               advec_div5(a, jj, interp2<T>(v[ijk - 1], v[ijk]),
-                          interp2<T>(v[ijk - 1 + jj], v[ijk + jj]), dyi) +
-               advec_z_2i5_c(a, kk, interp2<T>(w[ijk - 1], w[ijk]),
-                             interp2<T>(w[ijk - 1 + kk], w[ijk + kk]), k, kstart, kend, rho, rhoh,
-                             dzi);
+        return advec_div5(a, 1, u_at_xface(u, ijk), u_at_xface(u, ijk + 1), dxi) +
+               advec_div5(a, jj, v_at_yface(v, ijk), v_at_yface(v, ijk + jj), dyi) +
+               advec_z_2i5_c(a, kk, w_at_zface(w, ijk), w_at_zface(w, ijk + kk), k, kstart, kend,
+                             rho, rhoh, dzi);
     }
     SQ_HD void store(int i, int j, int k, T val) const { ut[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
@@ -327,18 +357,42 @@ struct AdvecV2i5 {
         return value_at(in(1, u), in(0, v), in(2, w), i, j, k);
     }
 
+    // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
+    // and z faces of the point at ijk (z: of the given order; order_z(k) is level k's),
+    // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
+    SQ_HD T flux_x(int ijk) const { return flux5(v + ijk, 1, u_at_xface(u, ijk)); }
+    SQ_HD T flux_y(int ijk) const { return flux5(v + ijk, jj, v_at_yface(v, ijk)); }
+    SQ_HD T flux_z(int ijk, int order) const {
+        return flux_z_order(v + ijk, kk, w_at_zface(w, ijk), order);
+    }
+    SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
+    SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
+        return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
+               advec_zdiv_c(z_lo, z_hi, k, rho, rhoh, dzi);
+    }
+    // The advecting velocities at the low faces of the point at ijk (v's cell).
+    template <class P>
+    SQ_HD T u_at_xface(const P& u, int ijk) const {
+        return interp2<T>(u[ijk - jj], u[ijk]);
+    }
+    template <class P>
+    SQ_HD T v_at_yface(const P& v, int ijk) const {
+        return interp2<T>(v[ijk - jj], v[ijk]);
+    }
+    template <class P>
+    SQ_HD T w_at_zface(const P& w, int ijk) const {
+        return interp2<T>(w[ijk - jj], w[ijk]);
+    }
+
     SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
     template <class P>
     SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const P a = v + ijk;
-        return advec_div5(a, 1, interp2<T>(u[ijk - jj], u[ijk]),
-                          interp2<T>(u[ijk - jj + 1], u[ijk + 1]), dxi) +
-               advec_div5(a, jj, interp2<T>(v[ijk - jj], v[ijk]), interp2<T>(v[ijk], v[ijk + jj]),
-                          dyi) +
-               advec_z_2i5_c(a, kk, interp2<T>(w[ijk - jj], w[ijk]),
-                             interp2<T>(w[ijk - jj + kk], w[ijk + kk]), k, kstart, kend, rho, rhoh,
-                             dzi);
+        return advec_div5(a, 1, u_at_xface(u, ijk), u_at_xface(u, ijk + 1), dxi) +
+               advec_div5(a, jj, v_at_yface(v, ijk), v_at_yface(v, ijk + jj), dyi) +
+               advec_z_2i5_c(a, kk, w_at_zface(w, ijk), w_at_zface(w, ijk + kk), k, kstart, kend,
+                             rho, rhoh, dzi);
     }
     SQ_HD void store(int i, int j, int k, T val) const { vt[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
@@ -380,15 +434,37 @@ struct AdvecW2i5 {
         return value_at(in(1, u), in(2, v), in(0, w), i, j, k);
     }
 
+    // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
+    // and z faces of the point at ijk (z: of the given order; order_z(k) is level k's),
+    // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
+    SQ_HD T flux_x(int ijk) const { return flux5(w + ijk, 1, u_at_xface(u, ijk)); }
+    SQ_HD T flux_y(int ijk) const { return flux5(w + ijk, jj, v_at_yface(v, ijk)); }
+    // The low z face of w at level k is the centre k-1, w there as advec_z_2i5_w takes it.
+    SQ_HD T flux_z(int ijk, int order) const {
+        return flux_z_order(w + ijk, kk, interp2<T>(w[ijk - kk], w[ijk]), order);
+    }
+    SQ_HD int order_z(int k) const { return advec_order_centre_w(k - 1, kstart, kend); }
+    SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
+        return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
+               advec_zdiv_w(z_lo, z_hi, k, rho, rhoh, dzhi);
+    }
+    // The advecting velocities at the low x and y faces of the point at ijk (w's cell).
+    template <class P>
+    SQ_HD T u_at_xface(const P& u, int ijk) const {
+        return interp2<T>(u[ijk - kk], u[ijk]);
+    }
+    template <class P>
+    SQ_HD T v_at_yface(const P& v, int ijk) const {
+        return interp2<T>(v[ijk - kk], v[ijk]);
+    }
+
     SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
     template <class P>
     SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const P a = w + ijk;
-        return advec_div5(a, 1, interp2<T>(u[ijk - kk], u[ijk]),
-                          interp2<T>(u[ijk - kk + 1], u[ijk + 1]), dxi) +
-               advec_div5(a, jj, interp2<T>(v[ijk - kk], v[ijk]),
-                          interp2<T>(v[ijk - kk + jj], v[ijk + jj]), dyi) +
+        return advec_div5(a, 1, u_at_xface(u, ijk), u_at_xface(u, ijk + 1), dxi) +
+               advec_div5(a, jj, v_at_yface(v, ijk), v_at_yface(v, ijk + jj), dyi) +
                advec_z_2i5_w(a, kk, k, kstart, kend, rho, rhoh, dzhi);
     }
     SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
@@ -432,6 +508,18 @@ struct AdvecS2i5 {
     template <class In>
     SQ_HD T value_with(const In& in, int i, int j, int k) const {
         return value_at(in(0, s), in(1, u), in(2, v), in(3, w), i, j, k);
+    }
+
+    // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
+    // and z faces of the point at ijk (z: of the given order; order_z(k) is level k's),
+    // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
+    SQ_HD T flux_x(int ijk) const { return flux5(s + ijk, 1, u[ijk]); }
+    SQ_HD T flux_y(int ijk) const { return flux5(s + ijk, jj, v[ijk]); }
+    SQ_HD T flux_z(int ijk, int order) const { return flux_z_order(s + ijk, kk, w[ijk], order); }
+    SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
+    SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
+        return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
+               advec_zdiv_c(z_lo, z_hi, k, rho, rhoh, dzi);
     }
 
     SQ_HD T value(int i, int j, int k) const { return value_at(s, u, v, w, i, j, k); }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string_view>
 
+#include "backends/cpu/cpu_faces.h"
 #include "backends/cpu/cpu_profile.h"
 #include "kernels/common.cuh"
 
@@ -79,9 +80,13 @@ void for_each_rows(const sq::Range3& r, const F& f) {
     }
 }
 
+// Kernels in face form through the face traversal (cpu_faces.h), the others by rows.
 template <class F>
 void for_each(const sq::Range3& r, const F& f) {
-    timed<F>(r, [&] { for_each_rows<promises_interior<F>()>(r, f); });
+    if constexpr (FaceForm<F>)
+        timed<F>(r, [&] { for_each_faces(r, f); });
+    else
+        timed<F>(r, [&] { for_each_rows<promises_interior<F>()>(r, f); });
 }
 
 template <class F>

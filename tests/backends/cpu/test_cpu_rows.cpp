@@ -1,8 +1,10 @@
 // The CPU backend's rows (backends/cpu/cpu_launch.h: row()): away from the walls, a kernel
 // named in interior_promised runs with its walls out of reach, which lets GCC drop its
 // wall branches and vectorise the row. That must leave every result bitwise unchanged:
-// each named kernel, in both precisions, on random fields, against the plain rows.
+// each named kernel, in both precisions, on random fields, against the plain rows. So must
+// the face traversal (backends/cpu/cpu_faces.h) of the kernels in face form.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cstring>
 #include <random>
@@ -57,6 +59,18 @@ std::string check_kernel(RowBox<T>& b, const Make& make) {
     EXPECT_NE(std::memcmp(promised.data(), initial.data(), bytes), 0) << F::name;
     EXPECT_EQ(std::memcmp(promised.data(), plain.data(), bytes), 0)
         << F::name << ": the walls out of reach changed results";
+    // The face traversal (the backend's path for kernels in face form), on 1 to 4 threads:
+    // the slabs of levels split at different levels.
+    if constexpr (squall::cpu::FaceForm<F>) {
+        for (int threads = 1; threads <= 4; ++threads) {
+            std::vector<T> faces = initial;
+            omp_set_num_threads(threads);
+            squall::cpu::for_each_faces(r, make(faces.data()));
+            EXPECT_EQ(std::memcmp(faces.data(), plain.data(), bytes), 0)
+                << F::name << ": the face traversal changed results on " << threads << " threads";
+        }
+        omp_set_num_threads(omp_get_num_procs());
+    }
     return F::name;
 }
 
@@ -196,6 +210,14 @@ std::set<std::string> check_all() {
     }));
     return names;
 }
+
+// The 2i5 advection runs through the face traversal (each face's flux once).
+static_assert(squall::cpu::FaceForm<sq::AdvecU2i5<double>> &&
+              squall::cpu::FaceForm<sq::AdvecV2i5<float>> &&
+              squall::cpu::FaceForm<sq::AdvecW2i5<double>> &&
+              squall::cpu::FaceForm<sq::AdvecW2i5Buoy<float>> &&
+              squall::cpu::FaceForm<sq::AdvecS2i5<double>>);
+static_assert(!squall::cpu::FaceForm<sq::DiffUVWSmag<double>>);
 
 TEST(CpuRows, InteriorPromiseLeavesResultsBitwiseUnchanged) {
     const std::set<std::string> d = check_all<double>(), f = check_all<float>();
