@@ -199,7 +199,8 @@ class Matrix:
         runs = os.path.join(self.tmp, "report", "strategies")
         unzip("strategies", runs)
         # The best known takes every other journal too: top-ups, references, and strategy
-        # runs kept from an earlier protocol (strategies_8s/).
+        # runs kept from earlier protocols (strategies_8s/: 8 s diff_uvw_smag runs;
+        # strategies_batch_barrier/: before two batches were measured at once).
         known = os.path.join(self.tmp, "report", "known")
         for folder in ("reference", "extra", "strategies_*"):
             unzip(folder, known)
