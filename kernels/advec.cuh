@@ -280,11 +280,18 @@ struct AdvecU2i5 {
     }
 
     // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
-    // and z faces of the point at ijk (z: of the given order; order_z(k) is level k's),
+    // and z faces of point (i, j, k) (z: of the given order; order_z(k) is level k's),
     // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
-    SQ_HD T flux_x(int ijk) const { return flux5(u + ijk, 1, u_at_xface(u, ijk)); }
-    SQ_HD T flux_y(int ijk) const { return flux5(u + ijk, jj, v_at_yface(v, ijk)); }
-    SQ_HD T flux_z(int ijk, int order) const {
+    SQ_HD T flux_x(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return flux5(u + ijk, 1, u_at_xface(u, ijk));
+    }
+    SQ_HD T flux_y(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return flux5(u + ijk, jj, v_at_yface(v, ijk));
+    }
+    SQ_HD T flux_z(int i, int j, int k, int order) const {
+        const int ijk = i + j * jj + k * kk;
         return flux_z_order(u + ijk, kk, w_at_zface(w, ijk), order);
     }
     SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
@@ -358,11 +365,18 @@ struct AdvecV2i5 {
     }
 
     // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
-    // and z faces of the point at ijk (z: of the given order; order_z(k) is level k's),
+    // and z faces of point (i, j, k) (z: of the given order; order_z(k) is level k's),
     // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
-    SQ_HD T flux_x(int ijk) const { return flux5(v + ijk, 1, u_at_xface(u, ijk)); }
-    SQ_HD T flux_y(int ijk) const { return flux5(v + ijk, jj, v_at_yface(v, ijk)); }
-    SQ_HD T flux_z(int ijk, int order) const {
+    SQ_HD T flux_x(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return flux5(v + ijk, 1, u_at_xface(u, ijk));
+    }
+    SQ_HD T flux_y(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return flux5(v + ijk, jj, v_at_yface(v, ijk));
+    }
+    SQ_HD T flux_z(int i, int j, int k, int order) const {
+        const int ijk = i + j * jj + k * kk;
         return flux_z_order(v + ijk, kk, w_at_zface(w, ijk), order);
     }
     SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
@@ -435,12 +449,19 @@ struct AdvecW2i5 {
     }
 
     // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
-    // and z faces of the point at ijk (z: of the given order; order_z(k) is level k's),
+    // and z faces of point (i, j, k) (z: of the given order; order_z(k) is level k's),
     // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
-    SQ_HD T flux_x(int ijk) const { return flux5(w + ijk, 1, u_at_xface(u, ijk)); }
-    SQ_HD T flux_y(int ijk) const { return flux5(w + ijk, jj, v_at_yface(v, ijk)); }
+    SQ_HD T flux_x(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return flux5(w + ijk, 1, u_at_xface(u, ijk));
+    }
+    SQ_HD T flux_y(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return flux5(w + ijk, jj, v_at_yface(v, ijk));
+    }
     // The low z face of w at level k is the centre k-1, w there as advec_z_2i5_w takes it.
-    SQ_HD T flux_z(int ijk, int order) const {
+    SQ_HD T flux_z(int i, int j, int k, int order) const {
+        const int ijk = i + j * jj + k * kk;
         return flux_z_order(w + ijk, kk, interp2<T>(w[ijk - kk], w[ijk]), order);
     }
     SQ_HD int order_z(int k) const { return advec_order_centre_w(k - 1, kstart, kend); }
@@ -511,11 +532,20 @@ struct AdvecS2i5 {
     }
 
     // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
-    // and z faces of the point at ijk (z: of the given order; order_z(k) is level k's),
+    // and z faces of point (i, j, k) (z: of the given order; order_z(k) is level k's),
     // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
-    SQ_HD T flux_x(int ijk) const { return flux5(s + ijk, 1, u[ijk]); }
-    SQ_HD T flux_y(int ijk) const { return flux5(s + ijk, jj, v[ijk]); }
-    SQ_HD T flux_z(int ijk, int order) const { return flux_z_order(s + ijk, kk, w[ijk], order); }
+    SQ_HD T flux_x(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return flux5(s + ijk, 1, u[ijk]);
+    }
+    SQ_HD T flux_y(int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return flux5(s + ijk, jj, v[ijk]);
+    }
+    SQ_HD T flux_z(int i, int j, int k, int order) const {
+        const int ijk = i + j * jj + k * kk;
+        return flux_z_order(s + ijk, kk, w[ijk], order);
+    }
     SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
     SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
         return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +

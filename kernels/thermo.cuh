@@ -78,9 +78,9 @@ struct AdvecW2i5Buoy {
         return advec().value(i, j, k) + buoyancy().value(i, j, k);
     }
     // Face form (AdvecW2i5's, the buoyancy added in from_fluxes as in value).
-    SQ_HD T flux_x(int ijk) const { return advec().flux_x(ijk); }
-    SQ_HD T flux_y(int ijk) const { return advec().flux_y(ijk); }
-    SQ_HD T flux_z(int ijk, int order) const { return advec().flux_z(ijk, order); }
+    SQ_HD T flux_x(int i, int j, int k) const { return advec().flux_x(i, j, k); }
+    SQ_HD T flux_y(int i, int j, int k) const { return advec().flux_y(i, j, k); }
+    SQ_HD T flux_z(int i, int j, int k, int order) const { return advec().flux_z(i, j, k, order); }
     SQ_HD int order_z(int k) const { return advec().order_z(k); }
     SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int i, int j, int k) const {
         return advec().from_fluxes(x_lo, x_hi, y_lo, y_hi, z_lo, z_hi, i, j, k) +

@@ -22,8 +22,8 @@ namespace squall::cpu {
 template <class F>
 concept FaceForm = requires(const F& f, int n) {
     f.order_z(n);
-    f.from_fluxes(f.flux_x(n), f.flux_x(n), f.flux_y(n), f.flux_y(n), f.flux_z(n, n),
-                  f.flux_z(n, n), n, n, n);
+    f.from_fluxes(f.flux_x(n, n, n), f.flux_x(n, n, n), f.flux_y(n, n, n), f.flux_y(n, n, n),
+                  f.flux_z(n, n, n, n), f.flux_z(n, n, n, n), n, n, n);
 };
 
 // The z faces at level kf of the points of r's rows, into zf[(j - j0) * ni + i - i0]. Their
@@ -34,12 +34,11 @@ void z_faces(const F& f, const sq::Range3& r, int kf, T* zf) {
     const int ni = r.i1 - r.i0, order = f.order_z(kf);
     for (int j = r.j0; j < r.j1; ++j) {
         T* out = zf + (j - r.j0) * ni - r.i0;
-        const int row = j * f.jj + kf * f.kk;
         if (order == 5) {
 #pragma omp simd
-            for (int i = r.i0; i < r.i1; ++i) out[i] = f.flux_z(row + i, 5);
-        } else {
-            for (int i = r.i0; i < r.i1; ++i) out[i] = f.flux_z(row + i, order);
+            for (int i = r.i0; i < r.i1; ++i) out[i] = f.flux_z(i, j, kf, 5);
+        } else { // no simd: a face of lower order must not read the levels a 5th-order one would
+            for (int i = r.i0; i < r.i1; ++i) out[i] = f.flux_z(i, j, kf, order);
         }
     }
 }
@@ -48,7 +47,7 @@ void z_faces(const F& f, const sq::Range3& r, int kf, T* zf) {
 // with many kernels, and a loop with calls does not vectorise.
 template <class F>
 [[gnu::flatten]] void face_levels(const F& f, const sq::Range3& r, int k0, int k1) {
-    using T = decltype(f.flux_x(0));
+    using T = decltype(f.flux_x(0, 0, 0));
     const int ni = r.i1 - r.i0, nplane = ni * (r.j1 - r.j0);
     // Kept per thread: a launch then allocates nothing.
     thread_local std::vector<T> buffer;
@@ -62,15 +61,14 @@ template <class F>
     for (int k = k0; k < k1; ++k) {
         z_faces(f, r, k + 1, z_hi + r.i0);
         for (int j = r.j0; j < r.j1; ++j) {
-            const int row = j * f.jj + k * f.kk;
             if (j == r.j0) {
 #pragma omp simd
-                for (int i = r.i0; i < r.i1; ++i) y_lo[i] = f.flux_y(row + i);
+                for (int i = r.i0; i < r.i1; ++i) y_lo[i] = f.flux_y(i, j, k);
             }
 #pragma omp simd
-            for (int i = r.i0; i < r.i1; ++i) y_hi[i] = f.flux_y(row + f.jj + i);
+            for (int i = r.i0; i < r.i1; ++i) y_hi[i] = f.flux_y(i, j + 1, k);
 #pragma omp simd
-            for (int i = r.i0; i <= r.i1; ++i) x[i] = f.flux_x(row + i);
+            for (int i = r.i0; i <= r.i1; ++i) x[i] = f.flux_x(i, j, k);
             const T* zl = z_lo + (j - r.j0) * ni;
             const T* zh = z_hi + (j - r.j0) * ni;
 #pragma omp simd

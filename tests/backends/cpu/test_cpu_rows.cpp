@@ -38,9 +38,34 @@ struct RowBox {
     }
 };
 
+// The kernel's interior (w kernels: from kstart + 1).
+template <class F, class Box>
+sq::Range3 interior(const Box& b) {
+    constexpr bool on_w_levels = requires {
+        F::on_w_levels;
+    };
+    return {b.istart, b.iend, b.jstart, b.jend, on_w_levels ? b.kstart + 1 : b.kstart, b.kend};
+}
+
+// The face traversal (the backend's path for kernels in face form) on 1 to 4 threads, whose
+// slabs of levels split at different levels, against `plain`, bit for bit.
+template <typename T, class Make>
+void expect_faces_match(const sq::Range3& r, const Make& make, const std::vector<T>& initial,
+                        const std::vector<T>& plain) {
+    using F = decltype(make(static_cast<T*>(nullptr)));
+    for (int threads = 1; threads <= 4; ++threads) {
+        std::vector<T> faces = initial;
+        omp_set_num_threads(threads);
+        squall::cpu::for_each_faces(r, make(faces.data()));
+        EXPECT_EQ(std::memcmp(faces.data(), plain.data(), sizeof(T) * plain.size()), 0)
+            << F::name << ": the face traversal changed results on " << threads << " threads";
+    }
+    omp_set_num_threads(omp_get_num_procs());
+}
+
 // Runs make(out) over the kernel's interior through for_each_rows, as the model launches
 // kernels, once with the walls out of reach and once without, into copies of the same
-// output, and compares them bit for bit.
+// output, and compares them bit for bit; kernels in face form also through the faces.
 template <typename T, class Make>
 std::string check_kernel(RowBox<T>& b, const Make& make) {
     using F = decltype(make(static_cast<T*>(nullptr)));
@@ -48,29 +73,14 @@ std::string check_kernel(RowBox<T>& b, const Make& make) {
     const std::vector<T> initial = b.random(-1, 1);
     std::vector<T> promised = initial, plain = initial;
     const size_t bytes = sizeof(T) * initial.size();
-    constexpr bool on_w_levels = requires {
-        F::on_w_levels;
-    };
-    const int k0 = on_w_levels ? b.kstart + 1 : b.kstart;
-    const sq::Range3 r{b.istart, b.iend, b.jstart, b.jend, k0, b.kend};
+    const sq::Range3 r = interior<F>(b);
     squall::cpu::for_each_rows<true>(r, make(promised.data()));
     squall::cpu::for_each_rows<false>(r, make(plain.data()));
-    EXPECT_LT(k0 + F::wall_levels, b.kend - F::wall_levels) << F::name; // interior rows exist
+    EXPECT_LT(r.k0 + F::wall_levels, b.kend - F::wall_levels) << F::name; // interior rows exist
     EXPECT_NE(std::memcmp(promised.data(), initial.data(), bytes), 0) << F::name;
     EXPECT_EQ(std::memcmp(promised.data(), plain.data(), bytes), 0)
         << F::name << ": the walls out of reach changed results";
-    // The face traversal (the backend's path for kernels in face form), on 1 to 4 threads:
-    // the slabs of levels split at different levels.
-    if constexpr (squall::cpu::FaceForm<F>) {
-        for (int threads = 1; threads <= 4; ++threads) {
-            std::vector<T> faces = initial;
-            omp_set_num_threads(threads);
-            squall::cpu::for_each_faces(r, make(faces.data()));
-            EXPECT_EQ(std::memcmp(faces.data(), plain.data(), bytes), 0)
-                << F::name << ": the face traversal changed results on " << threads << " threads";
-        }
-        omp_set_num_threads(omp_get_num_procs());
-    }
+    if constexpr (squall::cpu::FaceForm<F>) expect_faces_match(r, make, initial, plain);
     return F::name;
 }
 
