@@ -317,6 +317,8 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     // unrolled tiles take up to 14 s) holds up neither the GPU nor the other batch; the
     // strategy is told a batch, in the order asked, once all of it is done, so what it is
     // asked and told does not depend on compile times.
+    // A slot can be measured once compiled (or from the journal); one of a program measured
+    // before once that measurement is done.
     const auto ready = [&](const Slot& s) {
         if (s.same_program) return by_program.count(*s.program) != 0;
         return !s.compiled.valid() ||

@@ -33,12 +33,12 @@ template <class F, class T>
 void z_faces(const F& f, const sq::Range3& r, int kf, T* zf) {
     const int ni = r.i1 - r.i0, order = f.order_z(kf);
     for (int j = r.j0; j < r.j1; ++j) {
-        T* out = zf + (j - r.j0) * ni - r.i0;
+        T* out = zf + (j - r.j0) * ni;
         if (order == 5) {
 #pragma omp simd
-            for (int i = r.i0; i < r.i1; ++i) out[i] = f.flux_z(i, j, kf, 5);
+            for (int i = r.i0; i < r.i1; ++i) out[i - r.i0] = f.flux_z(i, j, kf, 5);
         } else { // no simd: a face of lower order must not read the levels a 5th-order one would
-            for (int i = r.i0; i < r.i1; ++i) out[i] = f.flux_z(i, j, kf, order);
+            for (int i = r.i0; i < r.i1; ++i) out[i - r.i0] = f.flux_z(i, j, kf, order);
         }
     }
 }
@@ -52,29 +52,33 @@ template <class F>
     // Kept per thread: a launch then allocates nothing.
     thread_local std::vector<T> buffer;
     buffer.resize(2 * std::size_t(nplane) + 3 * std::size_t(ni) + 1);
-    T* z_lo = buffer.data() - r.i0;
+    // Each buffer holds the faces of points i0.. at [i - i0].
+    T* z_lo = buffer.data();
     T* z_hi = z_lo + nplane;
     T* y_lo = z_hi + nplane;
     T* y_hi = y_lo + ni;
     T* x = y_hi + ni; // ni + 1 faces: the last is the east face of the row's last point
-    z_faces(f, r, k0, z_lo + r.i0);
+    const int i0 = r.i0;
+    z_faces(f, r, k0, z_lo);
     for (int k = k0; k < k1; ++k) {
-        z_faces(f, r, k + 1, z_hi + r.i0);
+        z_faces(f, r, k + 1, z_hi);
         for (int j = r.j0; j < r.j1; ++j) {
             if (j == r.j0) {
 #pragma omp simd
-                for (int i = r.i0; i < r.i1; ++i) y_lo[i] = f.flux_y(i, j, k);
+                for (int i = i0; i < r.i1; ++i) y_lo[i - i0] = f.flux_y(i, j, k);
             }
 #pragma omp simd
-            for (int i = r.i0; i < r.i1; ++i) y_hi[i] = f.flux_y(i, j + 1, k);
+            for (int i = i0; i < r.i1; ++i) y_hi[i - i0] = f.flux_y(i, j + 1, k);
 #pragma omp simd
-            for (int i = r.i0; i <= r.i1; ++i) x[i] = f.flux_x(i, j, k);
+            for (int i = i0; i <= r.i1; ++i) x[i - i0] = f.flux_x(i, j, k);
             const T* zl = z_lo + (j - r.j0) * ni;
             const T* zh = z_hi + (j - r.j0) * ni;
 #pragma omp simd
-            for (int i = r.i0; i < r.i1; ++i)
+            for (int i = i0; i < r.i1; ++i) {
+                const int n = i - i0;
                 f.store(i, j, k,
-                        f.from_fluxes(x[i], x[i + 1], y_lo[i], y_hi[i], zl[i], zh[i], i, j, k));
+                        f.from_fluxes(x[n], x[n + 1], y_lo[n], y_hi[n], zl[n], zh[n], i, j, k));
+            }
             std::swap(y_lo, y_hi);
         }
         std::swap(z_lo, z_hi);
