@@ -35,6 +35,14 @@ template <typename T>
 SQ_HD T advec_zdiv_w(T f_bot, T f_top, int k, const T* rho, const T* rhoh, const T* dzhi) {
     return -(rho[k] * f_top - rho[k - 1] * f_bot) / rhoh[k] * dzhi[k];
 }
+// A centred point's advection from the fluxes through its six faces (the face forms'
+// from_fluxes): the same sums as its per-point value.
+template <typename T>
+SQ_HD T advec_from_faces_c(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int k, T dxi, T dyi,
+                           const T* rho, const T* rhoh, const T* dzi) {
+    return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
+           advec_zdiv_c(z_lo, z_hi, k, rho, rhoh, dzi);
+}
 
 // ---- 2i5 near-wall order reduction ----
 // The order of a vertical flux depends only on the face, never on the cell asking for it, so
@@ -296,8 +304,7 @@ struct AdvecU2i5 {
     }
     SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
     SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
-        return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
-               advec_zdiv_c(z_lo, z_hi, k, rho, rhoh, dzi);
+        return advec_from_faces_c(x_lo, x_hi, y_lo, y_hi, z_lo, z_hi, k, dxi, dyi, rho, rhoh, dzi);
     }
     // The advecting velocities at the low faces of the point at ijk (u's cell: centres in
     // x, edges in y and z).
@@ -381,8 +388,7 @@ struct AdvecV2i5 {
     }
     SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
     SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
-        return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
-               advec_zdiv_c(z_lo, z_hi, k, rho, rhoh, dzi);
+        return advec_from_faces_c(x_lo, x_hi, y_lo, y_hi, z_lo, z_hi, k, dxi, dyi, rho, rhoh, dzi);
     }
     // The advecting velocities at the low faces of the point at ijk (v's cell).
     template <class P>
@@ -548,8 +554,7 @@ struct AdvecS2i5 {
     }
     SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
     SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
-        return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
-               advec_zdiv_c(z_lo, z_hi, k, rho, rhoh, dzi);
+        return advec_from_faces_c(x_lo, x_hi, y_lo, y_hi, z_lo, z_hi, k, dxi, dyi, rho, rhoh, dzi);
     }
 
     SQ_HD T value(int i, int j, int k) const { return value_at(s, u, v, w, i, j, k); }
