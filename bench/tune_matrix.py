@@ -200,7 +200,9 @@ class Matrix:
         unzip("strategies", runs)
         # The best known takes every other journal too: top-ups, references, and strategy
         # runs kept from earlier protocols (strategies_8s/: 8 s diff_uvw_smag runs;
-        # strategies_batch_barrier/: before two batches were measured at once).
+        # strategies_batch_barrier/: before two batches were measured at once;
+        # strategies_one_parameter_moves/: local search and annealing before the coupled
+        # moves).
         known = os.path.join(self.tmp, "report", "known")
         for folder in ("reference", "extra", "strategies_*"):
             unzip(folder, known)

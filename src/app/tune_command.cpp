@@ -178,7 +178,7 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
     t->add_option("--only", a.only,
                   "kernel key patterns to tune, e.g. 'advec*,diff_uvw_*' (with --case)");
     t->add_option("--strategy", a.strategies,
-                  "random, local, annealing or forest; a comma list tunes each capture with each")
+                  "random, local (default), annealing or forest; a comma list tunes each capture with each")
         ->delimiter(',')
         ->check(CLI::IsMember({"random", "local", "annealing", "forest"}));
     t->add_option("--seed", a.seeds,

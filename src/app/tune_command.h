@@ -17,7 +17,7 @@ struct TuneArgs {
     int steps = 2;
     std::string only; // SQUALL_CAPTURE patterns for --case
     // With several (captures only), each capture is tuned once per strategy and seed.
-    std::vector<std::string> strategies{"annealing"};
+    std::vector<std::string> strategies{"local"}; // docs/performance.md, "Tuning"
     std::vector<uint64_t> seeds{1};
     double seconds = 30, total_seconds = 0;
     size_t evals = 0, total_evals = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace squall::rt {
@@ -200,6 +201,42 @@ std::vector<Config> ConfigSpace::neighbours(const Config& c, const ProblemSize& 
             Config n = c;
             n.values[i] = v;
             if (is_valid(n, p, d)) out.push_back(std::move(n));
+        }
+    }
+    return out;
+}
+
+std::vector<Config> ConfigSpace::repaired_moves(const Config& c, const ProblemSize& p,
+                                                const DeviceInfo& d) const {
+    std::vector<Config> out;
+    for (size_t i = 0; i < params_.size(); ++i) {
+        for (const Value& v : params_[i].values) {
+            if (v == c.values[i]) continue;
+            Config broken = c;
+            broken.values[i] = v;
+            if (is_valid(broken, p, d)) continue;
+            for (size_t j = 0; j < params_.size(); ++j) {
+                if (j == i) continue;
+                const std::vector<Value>& vals = params_[j].values;
+                const long here =
+                    long(std::find(vals.begin(), vals.end(), c.values[j]) - vals.begin());
+                for (long step = 1; step < long(vals.size()); ++step) {
+                    std::optional<Config> fixed;
+                    for (const long at : {here - step, here + step}) {
+                        if (at < 0 || at >= long(vals.size())) continue;
+                        Config n = broken;
+                        n.values[j] = vals[size_t(at)];
+                        if (is_valid(n, p, d)) {
+                            fixed = std::move(n);
+                            break;
+                        }
+                    }
+                    if (!fixed) continue;
+                    if (std::find(out.begin(), out.end(), *fixed) == out.end())
+                        out.push_back(std::move(*fixed));
+                    break;
+                }
+            }
         }
     }
     return out;

@@ -98,6 +98,13 @@ public:
     // values in list order; c itself is not included.
     std::vector<Config> neighbours(const Config& c, const ProblemSize& p,
                                    const DeviceInfo& d) const;
+    // The moves a restriction couples: for each one-parameter move from c that is invalid,
+    // the same move with one other parameter also changed, to its valid value nearest in
+    // list position (the lower on a tie), one such move per other parameter. (Under
+    // planes, a tile in y is valid only with its rows contiguous: neither move alone is.)
+    // Each at most once, none of them a neighbour; in declaration order of the first move.
+    std::vector<Config> repaired_moves(const Config& c, const ProblemSize& p,
+                                       const DeviceInfo& d) const;
 
     // Configuration <-> JSON object {"name": value, ...}.
     nlohmann::json config_to_json(const Config& c) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -136,6 +137,13 @@ void LocalSearch::climb_from(const rt::Config& c, std::optional<double> t) {
     };
     std::stable_sort(queue_.begin(), queue_.end(),
                      [&](const rt::Config& a, const rt::Config& b) { return step(a) > step(b); });
+    // Last (the queue's front), the moves a restriction couples, which no single move
+    // reaches: a climb stuck on the one-parameter moves tries them before a restart.
+    std::vector<rt::Config> coupled;
+    for (rt::Config& n : space_->repaired_moves(c, problem_, device_))
+        if (!seen(n)) coupled.push_back(std::move(n));
+    queue_.insert(queue_.begin(), std::make_move_iterator(coupled.begin()),
+                  std::make_move_iterator(coupled.end()));
     // After a move, one more step the same way is tried first.
     if (!from) return;
     const ConfigKey before = key(*from);

@@ -60,7 +60,7 @@ struct Progress {
 };
 
 struct TuneOptions {
-    std::string strategy = "annealing";
+    std::string strategy = "local";
     uint64_t seed = 1;
     Budget budget{0, 30};
     size_t batch = 0;             // candidates per batch; 0: twice the compile threads

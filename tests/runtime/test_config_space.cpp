@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -114,6 +116,58 @@ TEST(ConfigSpace, NeighboursAreTheValidOneParameterMoves) {
         EXPECT_EQ(got, expect) << s.format(c);
         EXPECT_FALSE(expect.empty());
     }
+}
+
+// The coupled moves, found independently in the full enumeration: valid configurations
+// two parameters (i, j) away whose move of i alone is invalid, j at the nearest position
+// that makes it valid (the lower on a tie); never a neighbour, never twice.
+TEST(ConfigSpace, RepairedMovesFixABrokenMoveWithTheNearestValue) {
+    ConfigSpace s = small_space();
+    DeviceInfo d;
+    const ProblemSize p(96);
+    const auto all = s.enumerate(p, d);
+    const auto pos = [&](size_t param, const Value& v) {
+        const auto& vals = s.params()[param].values;
+        return long(std::find(vals.begin(), vals.end(), v) - vals.begin());
+    };
+    size_t total = 0;
+    for (const Config& c : all) {
+        std::set<std::string> expect, got, near;
+        for (const Config& n : s.neighbours(c, p, d)) near.insert(s.format(n));
+        for (const Config& o : all) {
+            std::vector<size_t> diff;
+            for (size_t i = 0; i < o.values.size(); ++i)
+                if (!(o.values[i] == c.values[i])) diff.push_back(i);
+            if (diff.size() != 2) continue;
+            for (const auto& [i, j] : {std::pair{diff[0], diff[1]}, std::pair{diff[1], diff[0]}}) {
+                Config alone = c;
+                alone.values[i] = o.values[i];
+                if (s.is_valid(alone, p, d)) continue;
+                const long here = pos(j, c.values[j]), at = pos(j, o.values[j]);
+                bool nearest = true;
+                for (const Config& q : all) { // same move of i, j nearer
+                    if (!(q.values[i] == o.values[i])) continue;
+                    bool rest_same = true;
+                    for (size_t k = 0; k < q.values.size(); ++k)
+                        if (k != i && k != j && !(q.values[k] == c.values[k])) rest_same = false;
+                    const long w = pos(j, q.values[j]);
+                    if (rest_same && w != here &&
+                        (std::abs(w - here) < std::abs(at - here) ||
+                         (std::abs(w - here) == std::abs(at - here) && w < at)))
+                        nearest = false;
+                }
+                if (nearest) expect.insert(s.format(o));
+            }
+        }
+        for (const Config& n : s.repaired_moves(c, p, d)) {
+            EXPECT_TRUE(s.is_valid(n, p, d));
+            EXPECT_FALSE(near.count(s.format(n))) << "a neighbour: " << s.format(n);
+            EXPECT_TRUE(got.insert(s.format(n)).second) << "duplicate " << s.format(n);
+        }
+        EXPECT_EQ(got, expect) << s.format(c);
+        total += got.size();
+    }
+    EXPECT_GT(total, 20u); // the restrictions do couple parameters here
 }
 
 TEST(ConfigSpace, SamplingIsValidAndCoversTheSpace) {
