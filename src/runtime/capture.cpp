@@ -28,7 +28,8 @@ const char* squall_version() {
     return SQUALL_VERSION;
 }
 const char* squall_git_revision() {
-    return SQUALL_GIT_REVISION_BUILT;
+    const char* rev = std::getenv("SQUALL_GIT_REVISION"); // a copy without its .git
+    return rev && *rev ? rev : built_git_revision();
 }
 
 namespace {

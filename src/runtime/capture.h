@@ -140,9 +140,12 @@ std::string write_capture(const std::string& dir, Capture& capture);
 // or a wrong file size throws CaptureError naming the file.
 Capture load_capture(const std::string& json_path, bool verify = true);
 
-// This build's squall version and git revision, as captures and wisdom record them.
+// This build's squall version and git revision, as captures and wisdom record them. The
+// revision is SQUALL_GIT_REVISION where set (a source copy without its .git), else the
+// checkout's at build time.
 const char* squall_version();
 const char* squall_git_revision();
+const char* built_git_revision(); // generated at build time (revision.cmake)
 
 // Where captures go instead of files, process-wide: a tuner running a case in-process
 // takes each capture as it is made, its arrays of at least kDeviceCaptureBytes on the

@@ -1,5 +1,6 @@
 #include "runtime/wisdom.h"
 
+#include "runtime/capture.h"
 #include "runtime/compiler.h"
 #include "runtime/log.h"
 
@@ -307,12 +308,7 @@ Provenance current_provenance(const DeviceInfo& device) {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     e.host = host;
-    const char* rev = std::getenv("SQUALL_GIT_REVISION");
-#ifdef SQUALL_GIT_REVISION_BUILT
-    e.git_revision = rev && *rev ? rev : SQUALL_GIT_REVISION_BUILT;
-#else
-    e.git_revision = rev && *rev ? rev : "unknown";
-#endif
+    e.git_revision = squall_git_revision();
     e.squall_version = SQUALL_VERSION;
     return e;
 }

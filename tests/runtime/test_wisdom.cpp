@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -142,6 +144,23 @@ TEST(Wisdom, DeviceOverrideFromEnvironment) {
     setenv("SQUALL_WISDOM_DEVICE", "NVIDIA H100", 1);
     EXPECT_EQ(wisdom_device_name(d), "NVIDIA H100");
     unsetenv("SQUALL_WISDOM_DEVICE");
+}
+
+// A record's revision is the checkout's at build time (not at configure time), or
+// SQUALL_GIT_REVISION where set (a copy of the sources without their .git).
+TEST(Wisdom, ProvenanceNamesTheRevisionBuilt) {
+    unsetenv("SQUALL_GIT_REVISION");
+    std::string head = "unknown";
+    if (FILE* p = popen("git -C '" SQUALL_SOURCE_DIR "' rev-parse --short HEAD 2>/dev/null", "r")) {
+        char buf[64] = {};
+        if (std::fgets(buf, sizeof buf, p) && buf[0])
+            head = std::string(buf, std::strcspn(buf, "\n"));
+        pclose(p);
+    }
+    EXPECT_EQ(current_provenance(h200()).git_revision, head);
+    setenv("SQUALL_GIT_REVISION", "feed123", 1);
+    EXPECT_EQ(current_provenance(h200()).git_revision, "feed123");
+    unsetenv("SQUALL_GIT_REVISION");
 }
 
 TEST(Wisdom, WriteThenLoadFromSearchPath) {
