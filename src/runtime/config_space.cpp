@@ -220,6 +220,7 @@ std::vector<Config> ConfigSpace::repaired_moves(const Config& c, const ProblemSi
                 const std::vector<Value>& vals = params_[j].values;
                 const long here =
                     long(std::find(vals.begin(), vals.end(), c.values[j]) - vals.begin());
+                if (here == long(vals.size())) continue; // not a value of the space
                 for (long step = 1; step < long(vals.size()); ++step) {
                     std::optional<Config> fixed;
                     for (const long at : {here - step, here + step}) {

@@ -170,6 +170,22 @@ TEST(ConfigSpace, RepairedMovesFixABrokenMoveWithTheNearestValue) {
     EXPECT_GT(total, 20u); // the restrictions do couple parameters here
 }
 
+// Two parameters that must change together (a == b): from (0, 0) each one's move is
+// broken and the other repairs it: the same configuration both ways, listed once.
+TEST(ConfigSpace, RepairedMovesOfATwoWayCouplingAreListedOnce) {
+    ConfigSpace s;
+    s.add_param("a", {0, 1}, 0);
+    s.add_param("b", {0, 1}, 0);
+    s.add_param("c", {1, 2, 3}, 1);
+    s.add_restriction("a == b");
+    DeviceInfo d;
+    const ProblemSize p(8);
+    const Config start = s.default_config();
+    const auto moves = s.repaired_moves(start, p, d);
+    ASSERT_EQ(moves.size(), 1u);
+    EXPECT_EQ(s.format(moves[0]), s.format(s.config_from_json({{"a", 1}, {"b", 1}})));
+}
+
 TEST(ConfigSpace, SamplingIsValidAndCoversTheSpace) {
     ConfigSpace s = small_space();
     DeviceInfo d;

@@ -149,6 +149,8 @@ TEST(Wisdom, DeviceOverrideFromEnvironment) {
 // A record's revision is the checkout's at build time (not at configure time), or
 // SQUALL_GIT_REVISION where set (a copy of the sources without their .git).
 TEST(Wisdom, ProvenanceNamesTheRevisionBuilt) {
+    const char* set = std::getenv("SQUALL_GIT_REVISION");
+    const std::string saved = set ? set : "";
     unsetenv("SQUALL_GIT_REVISION");
     std::string head = "unknown";
     if (FILE* p = popen("git -C '" SQUALL_SOURCE_DIR "' rev-parse --short HEAD 2>/dev/null", "r")) {
@@ -157,10 +159,14 @@ TEST(Wisdom, ProvenanceNamesTheRevisionBuilt) {
             head = std::string(buf, std::strcspn(buf, "\n"));
         pclose(p);
     }
-    EXPECT_EQ(current_provenance(h200()).git_revision, head);
+    EXPECT_EQ(current_provenance(h200()).git_revision, head)
+        << "a build older than the checkout's HEAD: rebuild before testing";
     setenv("SQUALL_GIT_REVISION", "feed123", 1);
     EXPECT_EQ(current_provenance(h200()).git_revision, "feed123");
-    unsetenv("SQUALL_GIT_REVISION");
+    if (set)
+        setenv("SQUALL_GIT_REVISION", saved.c_str(), 1);
+    else
+        unsetenv("SQUALL_GIT_REVISION");
 }
 
 TEST(Wisdom, WriteThenLoadFromSearchPath) {
