@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <exception>
 #include <iterator>
 
 #include "backends/cpu/cpu_profile.h"
@@ -27,7 +28,61 @@ Halo<T>::Halo(const GridDims& d, const Decomposition& decomp, bool on_device)
 }
 
 template <typename T>
+Halo<T>::~Halo() {
+    if (!pending_) return;
+    if (std::uncaught_exceptions() == 0) {
+        finish();
+        return;
+    }
+    // Unwinding (the run is failing): the peers may never send, so the receives are
+    // cancelled rather than waited for, before their buffers go.
+    for (int r = 0; r < 2; ++r) MPI_Cancel(&pending_->req[r]);
+    MPI_Waitall(2, pending_->req, MPI_STATUSES_IGNORE);
+    for (int r = 2; r < 4; ++r) MPI_Request_free(&pending_->req[r]);
+}
+
+template <typename T>
+void Halo<T>::start(T* a, int nk) const {
+    finish();
+    const bool x_local = decomp_->npx == 1, y_local = decomp_->npy == 1;
+    if (on_device_ || (x_local && y_local)) {
+        exchange(a, nk);
+        return;
+    }
+    Pending p{a, nk, !x_local, {}};
+    if (!p.x) wrap_host({a}, nk, true, false);
+    const int n = p.x ? pack_x(a, nk) : pack_y(a, nk);
+    const CommTime::Scope timed(CommKind::halo);
+    if (p.x)
+        post(p.req, n, decomp_->west, decomp_->east, 1);
+    else
+        post(p.req, n, decomp_->south, decomp_->north, 3);
+    pending_ = p;
+}
+
+template <typename T>
+void Halo<T>::finish() const {
+    if (!pending_) return;
+    Pending p = *pending_;
+    pending_.reset();
+    {
+        const CommTime::Scope timed(CommKind::halo); // the wait the overlap did not hide
+        MPI_Waitall(4, p.req, MPI_STATUSES_IGNORE);
+    }
+    if (!p.x) {
+        unpack_y(p.a, p.nk);
+        return;
+    }
+    unpack_x(p.a, p.nk);
+    if (decomp_->npy == 1)
+        wrap_host({p.a}, p.nk, false, true);
+    else
+        exchange_y(p.a, p.nk);
+}
+
+template <typename T>
 void Halo<T>::exchange(std::initializer_list<T*> arrays, int nk) const {
+    finish();
     const bool x_local = decomp_->npx == 1, y_local = decomp_->npy == 1;
     if (on_device_) { // the kernels of kernels/halo.cuh, on the device
         for (T* a : arrays) {
@@ -112,15 +167,21 @@ void Halo<T>::sendrecv(int n, int lo, int hi, int tag) const {
         return;
     }
     if (on_device_) send_.copy_to_host(send_.host(), 2 * std::size_t(n));
+    MPI_Request req[4];
+    post(req, n, lo, hi, tag);
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    if (on_device_) recv_.to_device(2 * std::size_t(n));
+}
+
+// Receives first (req[0], req[1]: from lo and hi), then sends (req[2], req[3]).
+template <typename T>
+void Halo<T>::post(MPI_Request req[4], int n, int lo, int hi, int tag) const {
     T* s = send_.host();
     T* r = recv_.host();
-    MPI_Request req[4];
     MPI_Irecv(r, n, mpi_type<T>(), lo, tag, decomp_->comm, &req[0]);
     MPI_Irecv(r + n, n, mpi_type<T>(), hi, tag + 1, decomp_->comm, &req[1]);
     MPI_Isend(s + n, n, mpi_type<T>(), hi, tag, decomp_->comm, &req[2]);
     MPI_Isend(s, n, mpi_type<T>(), lo, tag + 1, decomp_->comm, &req[3]);
-    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    if (on_device_) recv_.to_device(2 * std::size_t(n));
 }
 
 template <typename T>
@@ -135,65 +196,91 @@ void Halo<T>::exchange_x(T* a, int nk) const {
                                                                              .kk = d.kk});
         return;
     }
+    sendrecv(pack_x(a, nk), decomp_->west, decomp_->east, 1);
+    unpack_x(a, nk);
+}
+
+// My west interior columns go to the west neighbour, my east ones to the east.
+template <typename T>
+int Halo<T>::pack_x(T* a, int nk) const {
+    const GridDims& d = d_;
     const int n = igc * d.jmax * nk;
-    const sq::Range3 r{0, igc, d.jstart, d.jend, 0, nk};
-    // My west interior columns go to the west neighbour, my east ones to the east.
-    launch(r, sq::HaloPackX<T>{.send_w = send_.data(),
-                               .send_e = send_.data() + n,
-                               .a = a,
-                               .istart = d.istart,
-                               .iend = d.iend,
-                               .jstart = d.jstart,
-                               .jmax = d.jmax,
-                               .igc = igc,
-                               .jj = d.jj,
-                               .kk = d.kk});
-    sendrecv(n, decomp_->west, decomp_->east, 1);
-    launch(r, sq::HaloUnpackX<T>{.a = a,
-                                 .recv_w = recv_.data(),
-                                 .recv_e = recv_.data() + n,
-                                 .istart = d.istart,
-                                 .iend = d.iend,
-                                 .jstart = d.jstart,
-                                 .jmax = d.jmax,
-                                 .igc = igc,
-                                 .jj = d.jj,
-                                 .kk = d.kk});
+    launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk}, sq::HaloPackX<T>{.send_w = send_.data(),
+                                                                         .send_e = send_.data() + n,
+                                                                         .a = a,
+                                                                         .istart = d.istart,
+                                                                         .iend = d.iend,
+                                                                         .jstart = d.jstart,
+                                                                         .jmax = d.jmax,
+                                                                         .igc = igc,
+                                                                         .jj = d.jj,
+                                                                         .kk = d.kk});
+    return n;
+}
+
+template <typename T>
+void Halo<T>::unpack_x(T* a, int nk) const {
+    const GridDims& d = d_;
+    const int n = igc * d.jmax * nk;
+    launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk},
+           sq::HaloUnpackX<T>{.a = a,
+                              .recv_w = recv_.data(),
+                              .recv_e = recv_.data() + n,
+                              .istart = d.istart,
+                              .iend = d.iend,
+                              .jstart = d.jstart,
+                              .jmax = d.jmax,
+                              .igc = igc,
+                              .jj = d.jj,
+                              .kk = d.kk});
 }
 
 template <typename T>
 void Halo<T>::exchange_y(T* a, int nk) const {
     const GridDims& d = d_;
-    const sq::Range3 r{0, d.icells, 0, jgc, 0, nk};
     if (decomp_->npy == 1) {
-        launch(r, sq::HaloWrapY<T>{.a = a,
-                                   .jstart = d.jstart,
-                                   .jend = d.jend,
-                                   .jmax = d.jmax,
-                                   .jj = d.jj,
-                                   .kk = d.kk});
+        launch(sq::Range3{0, d.icells, 0, jgc, 0, nk}, sq::HaloWrapY<T>{.a = a,
+                                                                        .jstart = d.jstart,
+                                                                        .jend = d.jend,
+                                                                        .jmax = d.jmax,
+                                                                        .jj = d.jj,
+                                                                        .kk = d.kk});
         return;
     }
-    const int n = jgc * d.icells * nk; // whole rows, without their alignment padding
-    launch(r, sq::HaloPackY<T>{.send_s = send_.data(),
-                               .send_n = send_.data() + n,
-                               .a = a,
-                               .jstart = d.jstart,
-                               .jend = d.jend,
-                               .jgc = jgc,
-                               .icells = d.icells,
-                               .jj = d.jj,
-                               .kk = d.kk});
-    sendrecv(n, decomp_->south, decomp_->north, 3);
-    launch(r, sq::HaloUnpackY<T>{.a = a,
-                                 .recv_s = recv_.data(),
-                                 .recv_n = recv_.data() + n,
-                                 .jstart = d.jstart,
-                                 .jend = d.jend,
-                                 .jgc = jgc,
-                                 .icells = d.icells,
-                                 .jj = d.jj,
-                                 .kk = d.kk});
+    sendrecv(pack_y(a, nk), decomp_->south, decomp_->north, 3);
+    unpack_y(a, nk);
+}
+
+// Whole rows, without their alignment padding.
+template <typename T>
+int Halo<T>::pack_y(T* a, int nk) const {
+    const GridDims& d = d_;
+    const int n = jgc * d.icells * nk;
+    launch(sq::Range3{0, d.icells, 0, jgc, 0, nk}, sq::HaloPackY<T>{.send_s = send_.data(),
+                                                                    .send_n = send_.data() + n,
+                                                                    .a = a,
+                                                                    .jstart = d.jstart,
+                                                                    .jend = d.jend,
+                                                                    .jgc = jgc,
+                                                                    .icells = d.icells,
+                                                                    .jj = d.jj,
+                                                                    .kk = d.kk});
+    return n;
+}
+
+template <typename T>
+void Halo<T>::unpack_y(T* a, int nk) const {
+    const GridDims& d = d_;
+    const int n = jgc * d.icells * nk;
+    launch(sq::Range3{0, d.icells, 0, jgc, 0, nk}, sq::HaloUnpackY<T>{.a = a,
+                                                                      .recv_s = recv_.data(),
+                                                                      .recv_n = recv_.data() + n,
+                                                                      .jstart = d.jstart,
+                                                                      .jend = d.jend,
+                                                                      .jgc = jgc,
+                                                                      .icells = d.icells,
+                                                                      .jj = d.jj,
+                                                                      .kk = d.kk});
 }
 
 template class Halo<float>;

@@ -7,6 +7,7 @@
 // the host for MPI.
 #include <initializer_list>
 #include <memory>
+#include <optional>
 
 #include "model/comm/device_exchange.h"
 #include "model/decomp.h"
@@ -19,6 +20,9 @@ template <typename T>
 class Halo {
 public:
     Halo(const GridDims& d, const Decomposition& decomp, bool on_device = false);
+    ~Halo();
+    Halo(const Halo&) = delete;
+    Halo& operator=(const Halo&) = delete;
     // Exchange all ghost cells of a 3-D array with nk <= kcells levels (kcells for fields).
     // `a` is the pointer kernels use (device memory when on_device).
     void exchange(T* a, int nk) const { exchange({a}, nk); }
@@ -28,6 +32,14 @@ public:
     void exchange(std::initializer_list<T*> arrays, int nk) const;
     // Exchange the ghost cells of a 2-D (icells x jcells) array.
     void exchange_2d(T* a) const { exchange(a, 1); }
+    // exchange(a, nk) in two halves, so that work which neither reads nor writes `a` runs
+    // while its messages are in flight: start() packs the first direction split over
+    // ranks and posts its messages, finish() waits for them, unpacks and does the rest,
+    // with the same copies as exchange(). On the device (one rank per GPU) and where no
+    // direction is split, start() does the whole exchange. An exchange or start finishes
+    // a pending one first (the buffers are shared); so does the destructor.
+    void start(T* a, int nk) const;
+    void finish() const;
 
 private:
     GridDims d_;
@@ -37,11 +49,27 @@ private:
     // write the device ones when on_device; MPI always uses the host copies.
     mutable DeviceArray<T> send_, recv_;
     std::unique_ptr<DeviceExchange> direct_; // device to device (when direct()); after recv_
+    // An exchange started and not finished: its array and its messages.
+    struct Pending {
+        T* a;
+        int nk;
+        bool x; // the x direction is in flight (else y)
+        MPI_Request req[4];
+    };
+    mutable std::optional<Pending> pending_;
     void exchange_x(T* a, int nk) const;
     void exchange_y(T* a, int nk) const;
+    // exchange_x and exchange_y in their parts: packing (returns the values per side),
+    // unpacking.
+    int pack_x(T* a, int nk) const;
+    void unpack_x(T* a, int nk) const;
+    int pack_y(T* a, int nk) const;
+    void unpack_y(T* a, int nk) const;
     // Host arrays: the periodic wraps along x and/or y (directions not split over ranks).
     void wrap_host(std::initializer_list<T*> arrays, int nk, bool x, bool y) const;
     void sendrecv(int n, int lo, int hi, int tag) const;
+    // The MPI part of sendrecv on the host buffers, in two halves.
+    void post(MPI_Request req[4], int n, int lo, int hi, int tag) const;
 };
 
 } // namespace squall

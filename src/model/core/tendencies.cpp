@@ -57,7 +57,9 @@ void Model<T>::closure() {
         range_2d(),
         sq::GhostMirror<T>{
             .a = f_.evisc.data(), .kstart = d.kstart, .kend = d.kend, .jj = d.jj, .kk = d.kk});
-    halo_.exchange(f_.evisc.data(), d.kcells);
+    // In flight while the advection runs (tendencies() finishes it): only the diffusion
+    // reads evisc's ghost cells.
+    halo_.start(f_.evisc.data(), d.kcells);
 }
 
 template <typename T>
@@ -244,9 +246,11 @@ void Model<T>::sponge() {
 template <typename T>
 void Model<T>::tendencies() {
     if (fused_tendencies()) {
+        halo_.finish(); // the eddy viscosity's (closure())
         advection_diffusion_fused();
     } else {
         advection();
+        halo_.finish();
         diffusion();
     }
     sponge();

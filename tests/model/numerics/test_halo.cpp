@@ -3,8 +3,9 @@
 // to its global (i, j, k); after exchange(a, nk) every ghost column, row and corner of
 // levels 0 .. nk-1 must hold the value of the interior point it wraps to, and levels from
 // nk up must be untouched. Includes grids narrower than the ghost width on one rank (the
-// wrap repeats the interior), and two arrays exchanged in one call (each must come out as
-// if exchanged alone). Run with 4 MPI ranks: sub-communicators run each layout.
+// wrap repeats the interior), two arrays exchanged in one call (each must come out as
+// if exchanged alone), and the exchange in two halves (start, finish) with other work or
+// another exchange between them. Run with 4 MPI ranks: sub-communicators run each layout.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -32,9 +33,14 @@ int wrap(int g, int n) {
     return ((g % n) + n) % n;
 }
 
-// Errors on this rank for one layout and level count (0 when all is right); `pair`: two
-// arrays with different values in one exchange call.
-int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, int nk, bool pair) {
+// How the arrays are exchanged: one; two in one call; one started, the other array's
+// interior rewritten (as the model computes other fields meanwhile), then finished; one
+// started and the other exchanged before it is finished.
+enum class Mode { one, pair, split, split_then_other };
+
+// Errors on this rank for one layout and level count (0 when all is right).
+int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, int nk, Mode mode) {
+    const bool pair = mode != Mode::one;
     Config cfg;
     cfg.grid.itot = itot, cfg.grid.jtot = jtot, cfg.grid.ktot = ktot;
     cfg.grid.xsize = cfg.grid.ysize = cfg.grid.zsize = 1.0;
@@ -54,10 +60,28 @@ int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, 
     }
     {
         Halo<double> halo(d, decomp);
-        if (pair)
-            halo.exchange({fields[0].data(), fields[1].data()}, nk);
-        else
+        switch (mode) {
+        case Mode::one:
             halo.exchange(fields[0].data(), nk);
+            break;
+        case Mode::pair:
+            halo.exchange({fields[0].data(), fields[1].data()}, nk);
+            break;
+        case Mode::split:
+            halo.start(fields[0].data(), nk);
+            for (int k = 0; k < d.kcells; ++k) // the same values, written again
+                for (int j = d.jstart; j < d.jend; ++j)
+                    for (int i = d.istart; i < d.iend; ++i)
+                        fields[1](i, j, k) =
+                            global_value(d.ioffset + i - d.istart, d.joffset + j - d.jstart, k, 1);
+            halo.exchange(fields[1].data(), nk); // finishes the first exchange first
+            break;
+        case Mode::split_then_other:
+            halo.start(fields[1].data(), nk);
+            halo.finish();
+            halo.start(fields[0].data(), nk);
+            break; // the destructor finishes it
+        }
     }
     int errors = 0;
     for (int n = 0; n < int(fields.size()); ++n) {
@@ -109,8 +133,8 @@ TEST(Halo, GhostCellsAreThePeriodicExtensionOnEveryLayout) {
             if (comm == MPI_COMM_NULL) continue;
             const int kcells = c.ktot + 2; // one ghost level below and above
             for (int nk : {kcells, 2, 1})
-                for (bool pair : {false, true})
-                    check_layout(comm, c.itot, c.jtot, c.ktot, l.npx, l.npy, nk, pair);
+                for (Mode mode : {Mode::one, Mode::pair, Mode::split, Mode::split_then_other})
+                    check_layout(comm, c.itot, c.jtot, c.ktot, l.npx, l.npy, nk, mode);
             MPI_Comm_free(&comm);
         }
 }
