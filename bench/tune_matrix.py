@@ -21,9 +21,10 @@ against the best known of all journals (REPORT.json), and the evaluations per ke
 counted against TARGET.
 
 Usage: tune_matrix.py --squall BIN [--state DIR] [--deadline S] [--seconds S]
-                      [--target N] [--combos 512:double,...] [--report OUT.json]
+                      [--target N] [--combos 512:double,...] [--kernels K,...]
+                      [--strategies S,...] [--report OUT.json] [--pack STATE.tgz]
 """
-import argparse, glob, gzip, json, os, re, shutil, subprocess, sys, tempfile, time
+import argparse, glob, gzip, json, os, re, shutil, subprocess, sys, tarfile, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -45,6 +46,7 @@ def parse():
     p.add_argument("--strategies", default="random,local,annealing,forest")
     p.add_argument("--seeds", default="1,2,3")
     p.add_argument("--report", default="")
+    p.add_argument("--pack", default="", help="at the end, the state directory as this .tgz")
     return p.parse_args()
 
 
@@ -225,6 +227,11 @@ def main():
             m.report()
     finally:
         shutil.rmtree(m.tmp, ignore_errors=True)
+        if a.pack:
+            for lock in glob.glob(os.path.join(a.state, "wisdom", ".*.lock")):
+                os.remove(lock)
+            with tarfile.open(a.pack, "w:gz") as t:
+                t.add(a.state, arcname=os.path.basename(os.path.normpath(a.state)))
 
 
 if __name__ == "__main__":
