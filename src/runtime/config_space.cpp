@@ -208,8 +208,24 @@ std::vector<Config> ConfigSpace::neighbours(const Config& c, const ProblemSize& 
 
 std::vector<Config> ConfigSpace::repaired_moves(const Config& c, const ProblemSize& p,
                                                 const DeviceInfo& d) const {
+    // `broken` with parameter j at the valid value nearest its position in c (the lower
+    // position on a tie), if any.
+    const auto nearest_fix = [&](const Config& broken, size_t j) -> std::optional<Config> {
+        const std::vector<Value>& vals = params_[j].values;
+        const long n = long(vals.size());
+        const long here = long(std::find(vals.begin(), vals.end(), c.values[j]) - vals.begin());
+        if (here == n) return std::nullopt; // not a value of the space
+        Config fixed = broken;
+        for (long step = 1; step < n; ++step)
+            for (const long at : {here - step, here + step}) {
+                if (at < 0 || at >= n) continue;
+                fixed.values[j] = vals[size_t(at)];
+                if (is_valid(fixed, p, d)) return fixed;
+            }
+        return std::nullopt;
+    };
     std::vector<Config> out;
-    for (size_t i = 0; i < params_.size(); ++i) {
+    for (size_t i = 0; i < params_.size(); ++i)
         for (const Value& v : params_[i].values) {
             if (v == c.values[i]) continue;
             Config broken = c;
@@ -217,29 +233,11 @@ std::vector<Config> ConfigSpace::repaired_moves(const Config& c, const ProblemSi
             if (is_valid(broken, p, d)) continue;
             for (size_t j = 0; j < params_.size(); ++j) {
                 if (j == i) continue;
-                const std::vector<Value>& vals = params_[j].values;
-                const long here =
-                    long(std::find(vals.begin(), vals.end(), c.values[j]) - vals.begin());
-                if (here == long(vals.size())) continue; // not a value of the space
-                for (long step = 1; step < long(vals.size()); ++step) {
-                    std::optional<Config> fixed;
-                    for (const long at : {here - step, here + step}) {
-                        if (at < 0 || at >= long(vals.size())) continue;
-                        Config n = broken;
-                        n.values[j] = vals[size_t(at)];
-                        if (is_valid(n, p, d)) {
-                            fixed = std::move(n);
-                            break;
-                        }
-                    }
-                    if (!fixed) continue;
-                    if (std::find(out.begin(), out.end(), *fixed) == out.end())
-                        out.push_back(std::move(*fixed));
-                    break;
-                }
+                std::optional<Config> fixed = nearest_fix(broken, j);
+                if (fixed && std::find(out.begin(), out.end(), *fixed) == out.end())
+                    out.push_back(std::move(*fixed));
             }
         }
-    }
     return out;
 }
 

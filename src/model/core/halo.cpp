@@ -50,13 +50,16 @@ void Halo<T>::start(T* a, int nk) const {
         return;
     }
     Pending p{a, nk, !x_local, {}};
-    if (!p.x) wrap_host({a}, nk, true, false);
-    const int n = p.x ? pack_x(a, nk) : pack_y(a, nk);
-    const CommTime::Scope timed(CommKind::halo);
-    if (p.x)
+    if (p.x) {
+        const int n = pack_x(a, nk);
+        const CommTime::Scope timed(CommKind::halo);
         post(p.req, n, decomp_->west, decomp_->east, 1);
-    else
+    } else { // x is local: its wrap first, as in exchange()
+        wrap_host({a}, nk, true, false);
+        const int n = pack_y(a, nk);
+        const CommTime::Scope timed(CommKind::halo);
         post(p.req, n, decomp_->south, decomp_->north, 3);
+    }
     pending_ = p;
 }
 
