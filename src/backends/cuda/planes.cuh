@@ -57,7 +57,7 @@ SQ_HD constexpr int plane_nearest(int o, int m) {
 
 // Reads of one input at one point: dk != 0 on the point's own column from the register
 // window, everything else from the box of level k + dk in the ring.
-template <typename T, int JJ, int KK>
+template <typename T, int JJ, int KK, int W, int NP>
 struct PlanePtr {
     const T* const* plane; // plane[m]: the input's box at level k + plo + m, at the point
     const T* win;          // win[m]: the point's column at level k + zlo + m
@@ -73,14 +73,24 @@ struct PlanePtr {
     SQ_HD T operator[](int n) const {
         const int o = off + n, dk = plane_nearest(o, KK), r = o - dk * KK;
         const int dj = plane_nearest(r, JJ), di = r - dj * JJ;
-        if (di == 0 && dj == 0 && dk >= zlo && dk <= zhi) return win[dk - zlo];
+        if (di == 0 && dj == 0 && dk >= zlo && dk <= zhi) return select<W>(win, dk - zlo);
         const int at = di + dj * sx;
 #if !defined(__CUDA_ARCH__)
         // The host emulation: a read outside the declared boxes gives NaN, not a crash (one
         // past a row's end reads the next row: a wrong value, which shows as well).
         if (dk - plo < 0 || dk - plo >= np || at < lo || at >= hi) return T(0) / T(0);
 #endif
-        return plane[dk - plo][at];
+        return select<NP>(plane, dk - plo)[at];
+    }
+    // a[m] (0 <= m < N) by constant indices only: an index that becomes constant only
+    // after inlining and folding (dk above) would otherwise leave the caller's window and
+    // plane arrays addressable, and NVVM then keeps them in local memory.
+    template <int N, typename V>
+    SQ_HD static V select(const V* a, int m) {
+        V v = a[0];
+        SQ_PLANE_LOOP
+        for (int n = 1; n < N; ++n) v = m == n ? a[n] : v;
+        return v;
     }
 };
 
@@ -192,15 +202,17 @@ struct PlaneMarch {
                 t.next[r][n] = inside(t, r)
                                    ? *g.plane_output(n, I0 + ci + t.il, J0 + cj + t.jl0 + r, kb)
                                    : T(0);
-            SQ_PLANE_LOOP
-            for (int q = 0; q < inputs; ++q) {
+            // Each input's window length a constant, so that the loop unrolls and the
+            // window stays in registers.
+            static_for<inputs>([&](auto qc) {
+                constexpr int q = decltype(qc)::value;
                 SQ_PLANE_LOOP
                 for (int m = 0; m + 1 < L::window(q); ++m) {
                     const int l = kb + L::in(q).zlo + m;
                     t.win[r][q][m + 1] =
                         inside(t, r) && l >= 0 && l < nlev ? in[q][ij + l * KK] : T(0);
                 }
-            }
+            });
         }
     }
     // Step kl: slides the windows and computes the thread's points of level kb + kl.
@@ -222,8 +234,8 @@ struct PlaneMarch {
                 old[n] = t.next[r][n];
                 if (kl + 1 < steps && inside(t, r)) t.next[r][n] = *g.plane_output(n, i, j, k + 1);
             }
-            const T* planes[inputs][NP];
-            int at[inputs]; // the point's cell in each input's box
+            const T* planes[inputs][NP] = {}; // zeroed: PlanePtr::select reads every entry
+            int at[inputs];                   // the point's cell in each input's box
             static_for<inputs>([&](auto qc) {
                 constexpr int q = decltype(qc)::value, w = L::window(q);
                 at[q] = (jl - L::in(q).ylo) * L::width(q) + (t.il - L::left(q));
@@ -239,11 +251,11 @@ struct PlaneMarch {
             const int ijk = i + j * JJ + k * KK;
             auto in = [&](int q, const T*) {
                 const PlaneInput d = L::in(q);
-                return PlanePtr<T, JJ, KK>{planes[q], t.win[r][q],
-                                           -ijk,      L::width(q),
-                                           d.plo,     d.zlo,
-                                           d.zhi,     L::planes_of(q),
-                                           -at[q],    L::width(q) * L::height(q) - at[q]};
+                return PlanePtr<T, JJ, KK, W, NP>{planes[q], t.win[r][q],
+                                                  -ijk,      L::width(q),
+                                                  d.plo,     d.zlo,
+                                                  d.zhi,     L::planes_of(q),
+                                                  -at[q],    L::width(q) * L::height(q) - at[q]};
             };
             g.plane_store(i, j, k, old, g.value_with(in, i, j, k));
         }
