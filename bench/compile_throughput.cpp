@@ -4,6 +4,7 @@
 // better on many cores, something in the process (NVRTC, the allocator) serialises them.
 //   compile_throughput [--kernel advec_u_2i5] [--precision double] [--size 512]
 //                      [--count 48] [--threads 1,4,16] [--processes 16] [--json FILE]
+//                      [--configs JOURNAL.jsonl]   (a tune's own candidates instead)
 #include "backends/cuda/gpu_launch.h"
 #include "tests/backends/cuda/kernel_list.h"
 
@@ -27,6 +28,7 @@ using namespace squall::gpu::testing;
 
 struct Options {
     std::string kernel = "advec_u_2i5", precision = "double", json;
+    std::string configs; // a squall tune journal (.jsonl): its configurations, not samples
     int size = 512, count = 48, processes = 16;
     std::vector<int> threads{1, 4, 16};
 };
@@ -92,15 +94,25 @@ bool run_kernel(const Options& o, nlohmann::json& out) {
     const sq::Range3 r = g.range<F>();
     const rt::KernelDef def = gpu::def_for(r, f, gpu::Form::traverse3d);
     const rt::ProblemSize p = gpu::problem_of(r);
-    std::mt19937_64 rng(1);
     std::vector<rt::CompileSpec> specs;
-    while (int(specs.size()) < o.count) {
+    if (!o.configs.empty()) { // the journal's first `count` configurations, in its order
+        std::ifstream in(o.configs);
+        if (!in) throw std::runtime_error("cannot read '" + o.configs + "'");
+        for (std::string line; int(specs.size()) < o.count && std::getline(in, line);) {
+            const auto e = nlohmann::json::parse(line);
+            if (!e.contains("config")) continue; // the header, the final record
+            specs.push_back(rt.compile_spec(def, def.space().config_from_json(e["config"]), p));
+        }
+    }
+    std::mt19937_64 rng(1);
+    while (o.configs.empty() && int(specs.size()) < o.count) {
         const auto c = def.space().sample(rng, p, rt.device());
         if (!c) throw std::runtime_error("no valid configuration sampled");
         specs.push_back(rt.compile_spec(def, *c, p));
     }
-    fmt::print("{} {} {}^3: {} sampled candidates, {} cores\n", o.kernel, o.precision, o.size,
-               specs.size(), std::thread::hardware_concurrency());
+    fmt::print("{} {} {}^3: {} candidates ({}), {} cores\n", o.kernel, o.precision, o.size,
+               specs.size(), o.configs.empty() ? "sampled" : o.configs,
+               std::thread::hardware_concurrency());
     // Processes first: fork before this process has started any thread.
     if (o.processes > 0) {
         const double s = with_processes(specs, o.processes);
@@ -152,10 +164,13 @@ int main(int argc, char** argv) {
             o.processes = std::atoi(argv[++a]);
         else if (arg == "--json" && more)
             o.json = argv[++a];
+        else if (arg == "--configs" && more)
+            o.configs = argv[++a];
         else {
             std::cerr << "usage: compile_throughput [--kernel advec_u_2i5|diff_uvw_smag|"
                          "tend_uvw_2i5_smag] [--precision float|double] [--size N] "
-                         "[--count C] [--threads 1,4,16] [--processes P] [--json FILE]\n";
+                         "[--count C] [--configs JOURNAL.jsonl] [--threads 1,4,16] [--processes P] "
+                         "[--json FILE]\n";
             return 2;
         }
     }

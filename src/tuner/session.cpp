@@ -110,6 +110,7 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
 
     wall_ += r.wall, gpu_wait_ += r.gpu_wait, compiled_ += r.compiled, drain_ += r.drain;
     same_program_ += r.same_program;
+    compile_busy_ += r.compile_busy, compile_capacity_ += r.compile_threads * (r.wall + r.drain);
     evaluations_ += r.evaluations - r.from_journal;
     TableRow row{def.key(), problem_text(p), r.baseline_seconds, r.best_seconds};
     if (r.best_seconds > 0)
@@ -145,11 +146,12 @@ std::string Session::summary() const {
         "at the end of a search, {:.1f} s copying captured data to the host, {:.1f} s putting it "
         "on the GPU, {:.1f} s loading and running the rest; {} compiled ({:.1f} per second of "
         "search), {} the same program as one measured, GPU waiting for compiles {:.0f} % of the "
-        "search; copy ceiling {:.2f} TB/s",
+        "search, compile threads busy {:.0f} % ({:.2f} s per compile); copy ceiling {:.2f} TB/s",
         rows_.size(), all, wall_, drain_, capture_, setup_,
         std::max(0.0, all - wall_ - drain_ - capture_ - setup_), compiled_,
         wall_ > 0 ? compiled_ / wall_ : 0, same_program_, wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0,
-        ceiling_ * 1e-12);
+        compile_capacity_ > 0 ? 100 * compile_busy_ / compile_capacity_ : 0,
+        compiled_ > 0 ? compile_busy_ / double(compiled_) : 0, ceiling_ * 1e-12);
 }
 
 } // namespace squall::tuner

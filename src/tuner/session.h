@@ -68,6 +68,7 @@ private:
     std::vector<std::string> journals_;
     double elapsed() const; // since o_.started
     double wall_ = 0, gpu_wait_ = 0, setup_ = 0, drain_ = 0, capture_ = 0;
+    double compile_busy_ = 0, compile_capacity_ = 0; // thread-seconds compiling, available
     size_t compiled_ = 0, evaluations_ = 0, tuned_ = 0, same_program_ = 0;
 };
 

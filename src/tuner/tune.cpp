@@ -109,6 +109,10 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         return count_ >= 4 && Clock::now() + total_ / count_ > deadline;
     }
+    double seconds() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return std::chrono::duration<double>(total_).count();
+    }
 
 private:
     mutable std::mutex mutex_;
@@ -397,6 +401,8 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     cancel_compiles();
     own_pool.reset();
     r.drain = std::chrono::duration<double>(Clock::now() - t0).count() - r.wall;
+    r.compile_busy = compile_clock->seconds(); // detached compiles still running: not yet
+    r.compile_threads = threads_of(o);
     progress.best = r.best_seconds, progress.baseline = r.baseline_seconds;
     report();
     return r;

@@ -32,6 +32,7 @@ class SyntheticEvaluator : public Evaluator {
 public:
     explicit SyntheticEvaluator(const Case& c) : case_(&c), f_(c) {}
     std::string prepare(const rt::Config& c) override {
+        std::this_thread::sleep_for(prepare_delay); // a compile's duration
         std::lock_guard<std::mutex> lock(mutex_);
         ++prepared;
         return residue(c) == 1 ? "synthetic compile error" : "";
@@ -50,6 +51,7 @@ public:
     }
     size_t prepared = 0, measured = 0, crash_after = 0;
     bool failures = true, programs = false;
+    std::chrono::milliseconds prepare_delay{0};
 
 private:
     int residue(const rt::Config& c) const {
@@ -113,6 +115,22 @@ TEST(Tune, SpendsTheBudgetAndCountsFailures) {
     EXPECT_LT(r.best_seconds, r.baseline_seconds);
     ASSERT_TRUE(j.final_record().has_value());
     EXPECT_EQ(j.final_record()->config, r.best);
+}
+
+// The pool's busy time is every compile task's duration, and no more than its threads
+// had: the summary's "compile threads busy" tells slow compiles from an idle pool.
+TEST(Tune, CountsTheTimeTheCompileThreadsWorked) {
+    const Case& c = cases()[0];
+    SyntheticEvaluator ev(c);
+    ev.failures = false, ev.prepare_delay = std::chrono::milliseconds(20);
+    const TuneOptions o = options(40); // 2 compile threads
+    Journal j(c.space(), header_of(c, o));
+    const TuneResult r = tune(c.space(), c.problem, c.device, ev, j, o);
+    EXPECT_EQ(r.compile_threads, 2u);
+    // The default compiles on the measuring thread, outside the pool.
+    EXPECT_GE(r.compile_busy, 0.020 * double(ev.prepared - 1));
+    EXPECT_LE(r.compile_busy, 2 * (r.wall + r.drain));
+    EXPECT_GT(r.compile_busy, 0.5 * (r.wall + r.drain)); // two threads, kept busy
 }
 
 // The planes traversal's ring and depth change nothing while planes == 0: such
