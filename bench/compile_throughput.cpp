@@ -5,7 +5,9 @@
 //   compile_throughput [--kernel advec_u_2i5] [--precision double] [--size 512]
 //                      [--count 48] [--threads 1,4,16] [--processes 16] [--json FILE]
 //                      [--configs JOURNAL.jsonl]   (a tune's own candidates instead)
+//                      [--workers W]   (also W threads, each compiling in a worker process)
 #include "backends/cuda/gpu_launch.h"
+#include "runtime/compile_workers.h"
 #include "tests/backends/cuda/kernel_list.h"
 
 #include <fmt/format.h>
@@ -29,7 +31,7 @@ using namespace squall::gpu::testing;
 struct Options {
     std::string kernel = "advec_u_2i5", precision = "double", json;
     std::string configs; // a squall tune journal (.jsonl): its configurations, not samples
-    int size = 512, count = 48, processes = 16;
+    int size = 512, count = 48, processes = 16, workers = 0;
     std::vector<int> threads{1, 4, 16};
 };
 
@@ -120,6 +122,25 @@ bool run_kernel(const Options& o, nlohmann::json& out) {
                    specs.size() / s);
         out["processes"] = {{"processes", o.processes}, {"seconds", s}};
     }
+    // The tuner's way with SQUALL_COMPILE_PROCESSES: as many threads, each compile sent to
+    // a worker process (this program started again as one).
+    if (o.workers > 0) {
+        rt::use_compile_workers(std::make_shared<rt::CompileWorkers>(
+            std::vector<std::string>{"/proc/self/exe", "--compile-worker"}, unsigned(o.workers)));
+        const auto t0 = std::chrono::steady_clock::now();
+        std::atomic<size_t> next{0};
+        std::vector<std::thread> pool;
+        for (int t = 0; t < o.workers; ++t)
+            pool.emplace_back([&] {
+                for (size_t i; (i = next++) < specs.size();) rt::compile_now(specs[i]);
+            });
+        for (auto& t : pool) t.join();
+        const double s = seconds_since(t0);
+        rt::use_compile_workers(nullptr);
+        fmt::print("  {:2} workers:   {:6.2f} s, {:5.2f} candidates per second\n", o.workers, s,
+                   specs.size() / s);
+        out["workers"] = {{"workers", o.workers}, {"seconds", s}};
+    }
     for (int t : o.threads) {
         const double s = with_threads(specs, t);
         fmt::print("  {:2} threads:   {:6.2f} s, {:5.2f} candidates per second\n", t, s,
@@ -146,6 +167,7 @@ std::vector<int> int_list(const std::string& s) {
 } // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 2 && std::string(argv[1]) == "--compile-worker") return rt::compile_worker_main(3);
     Options o;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
@@ -166,10 +188,13 @@ int main(int argc, char** argv) {
             o.json = argv[++a];
         else if (arg == "--configs" && more)
             o.configs = argv[++a];
+        else if (arg == "--workers" && more)
+            o.workers = std::atoi(argv[++a]);
         else {
             std::cerr << "usage: compile_throughput [--kernel advec_u_2i5|diff_uvw_smag|"
                          "tend_uvw_2i5_smag] [--precision float|double] [--size N] "
                          "[--count C] [--configs JOURNAL.jsonl] [--threads 1,4,16] [--processes P] "
+                         "[--workers W] "
                          "[--json FILE]\n";
             return 2;
         }

@@ -8,11 +8,13 @@
 
 #include <exception>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/tune_command.h"
 #include "model/config/config.h"
 #include "model/core/model.h"
+#include "runtime/compile_workers.h"
 
 namespace {
 
@@ -29,6 +31,9 @@ void error(const std::string& what) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // A compile worker of `squall tune` (runtime/compile_workers.h): no MPI, no CUDA.
+    if (argc == 2 && std::string_view(argv[1]) == "compile-worker")
+        return squall::rt::compile_worker_main(3);
     MPI_Init(&argc, &argv);
     CLI::App app{"squall: LES/DNS of the atmospheric boundary layer"};
     app.require_subcommand(1);

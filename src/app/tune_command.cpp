@@ -2,6 +2,7 @@
 
 #include "model/config/config.h"
 #include "model/core/model.h"
+#include "runtime/compile_workers.h"
 #include "runtime/log.h"
 #include "runtime/wisdom.h"
 #include "tuner/session.h"
@@ -177,8 +178,9 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
         ->check(CLI::Range(1, 1000));
     t->add_option("--only", a.only,
                   "kernel key patterns to tune, e.g. 'advec*,diff_uvw_*' (with --case)");
-    t->add_option("--strategy", a.strategies,
-                  "random, local (default), annealing or forest; a comma list tunes each capture with each")
+    t->add_option(
+         "--strategy", a.strategies,
+         "random, local (default), annealing or forest; a comma list tunes each capture with each")
         ->delimiter(',')
         ->check(CLI::IsMember({"random", "local", "annealing", "forest"}));
     t->add_option("--seed", a.seeds,
@@ -206,6 +208,22 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
     return t;
 }
 
+// SQUALL_COMPILE_PROCESSES=N: NVRTC in N worker processes of this binary (`squall
+// compile-worker`) instead of on the compile threads (bench/compile_throughput compares).
+static void use_compile_processes() {
+    const char* v = std::getenv("SQUALL_COMPILE_PROCESSES");
+    if (!v || !*v) return;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end != '\0' || n < 0 || n > 1024)
+        throw std::runtime_error(fmt::format(
+            "SQUALL_COMPILE_PROCESSES='{}': give a number of processes (0: compile threads)", v));
+    if (n == 0) return;
+    rt::use_compile_workers(std::make_shared<rt::CompileWorkers>(
+        std::vector<std::string>{"/proc/self/exe", "compile-worker"}, unsigned(n)));
+    rt::log_info("compiling in {} worker processes (SQUALL_COMPILE_PROCESSES)", n);
+}
+
 int run_tune(TuneArgs a) {
     const Ranks ranks;
     if (a.captures.empty() == a.case_file.empty())
@@ -217,6 +235,7 @@ int run_tune(TuneArgs a) {
     if (a.out_dir.empty()) a.out_dir = rt::user_wisdom_dir();
     if (a.out_dir.empty())
         throw std::runtime_error("squall tune: no wisdom directory; give --out DIR");
+    use_compile_processes();
     if (a.no_journal)
         a.journal_dir.clear();
     else if (a.journal_dir.empty())

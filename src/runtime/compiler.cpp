@@ -1,5 +1,6 @@
 #include "runtime/compiler.h"
 
+#include "runtime/compile_workers.h"
 #include "runtime/driver.h"
 #include "runtime/hash.h"
 #include "runtime/log.h"
@@ -196,7 +197,7 @@ CompiledPtr KernelCache::load_or_compile(const CompileSpec& spec) {
             return std::make_shared<const CompiledKernel>(std::move(k));
         }
     }
-    CompiledKernel k = nvrtc_compile(spec);
+    CompiledKernel k = compile_now(spec); // NVRTC here or in a worker process
     stats_.compiles++;
     log_debug("compiled {} in {:.1f} ms", spec.description, k.compile_ms);
     if (!path.empty()) write_disk(path, k);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # squall tune without a GPU: a non-zero exit and a message that says so, for a case and
 # for capture files (CUDA_VISIBLE_DEVICES= hides any GPU this machine has); a case with
-# several strategies or seeds, or --cold-cache, is refused.
+# several strategies or seeds, or --cold-cache, is refused, and so is a malformed
+# SQUALL_COMPILE_PROCESSES.
 set -u
 squall=$1 case_file=$2
 tmp=$(mktemp -d)
@@ -20,5 +21,9 @@ for args in "--strategy random,local" "--seed 1,2" "--cold-cache"; do
     [ $? -ne 0 ] && grep -q "are for captures, not --case" <<<"$out" ||
         fail "squall tune --case $args was not refused: $out"
 done
+# A compile-process count that is not a number is named, before anything runs.
+out=$(SQUALL_COMPILE_PROCESSES=many "$squall" tune --case "$case_file" --out "$tmp/w" 2>&1)
+[ $? -ne 0 ] && grep -q "SQUALL_COMPILE_PROCESSES='many'" <<<"$out" ||
+    fail "SQUALL_COMPILE_PROCESSES=many was not refused: $out"
 [ ! -e "$tmp/w" ] || fail "a wisdom directory was written"
 echo PASS
