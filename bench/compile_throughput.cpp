@@ -60,7 +60,10 @@ double with_processes(const std::vector<rt::CompileSpec>& specs, int processes) 
     std::vector<pid_t> children;
     for (int p = 0; p < processes; ++p) {
         const pid_t pid = fork();
-        if (pid < 0) throw std::runtime_error("fork failed");
+        if (pid < 0) {
+            for (pid_t c : children) waitpid(c, nullptr, 0);
+            throw std::runtime_error("fork failed");
+        }
         if (pid == 0) {
             int status = 0;
             try {
@@ -169,37 +172,38 @@ std::vector<int> int_list(const std::string& s) {
 int main(int argc, char** argv) {
     if (argc == 2 && std::string(argv[1]) == "--compile-worker") return rt::compile_worker_main(3);
     Options o;
-    for (int a = 1; a < argc; ++a) {
-        const std::string arg = argv[a];
-        const bool more = a + 1 < argc;
-        if (arg == "--kernel" && more)
-            o.kernel = argv[++a];
-        else if (arg == "--precision" && more)
-            o.precision = argv[++a];
-        else if (arg == "--size" && more)
-            o.size = std::atoi(argv[++a]);
-        else if (arg == "--count" && more)
-            o.count = std::atoi(argv[++a]);
-        else if (arg == "--threads" && more)
-            o.threads = int_list(argv[++a]);
-        else if (arg == "--processes" && more)
-            o.processes = std::atoi(argv[++a]);
-        else if (arg == "--json" && more)
-            o.json = argv[++a];
-        else if (arg == "--configs" && more)
-            o.configs = argv[++a];
-        else if (arg == "--workers" && more)
-            o.workers = std::atoi(argv[++a]);
-        else {
-            std::cerr << "usage: compile_throughput [--kernel advec_u_2i5|diff_uvw_smag|"
-                         "tend_uvw_2i5_smag] [--precision float|double] [--size N] "
-                         "[--count C] [--configs JOURNAL.jsonl] [--threads 1,4,16] [--processes P] "
-                         "[--workers W] "
-                         "[--json FILE]\n";
-            return 2;
-        }
-    }
     try {
+        for (int a = 1; a < argc; ++a) {
+            const std::string arg = argv[a];
+            const bool more = a + 1 < argc;
+            if (arg == "--kernel" && more)
+                o.kernel = argv[++a];
+            else if (arg == "--precision" && more)
+                o.precision = argv[++a];
+            else if (arg == "--size" && more)
+                o.size = std::atoi(argv[++a]);
+            else if (arg == "--count" && more)
+                o.count = std::atoi(argv[++a]);
+            else if (arg == "--threads" && more)
+                o.threads = int_list(argv[++a]);
+            else if (arg == "--processes" && more)
+                o.processes = std::atoi(argv[++a]);
+            else if (arg == "--json" && more)
+                o.json = argv[++a];
+            else if (arg == "--configs" && more)
+                o.configs = argv[++a];
+            else if (arg == "--workers" && more)
+                o.workers = std::atoi(argv[++a]);
+            else {
+                std::cerr
+                    << "usage: compile_throughput [--kernel advec_u_2i5|diff_uvw_smag|"
+                       "tend_uvw_2i5_smag] [--precision float|double] [--size N] "
+                       "[--count C] [--configs JOURNAL.jsonl] [--threads 1,4,16] [--processes P] "
+                       "[--workers W] "
+                       "[--json FILE]\n";
+                return 2;
+            }
+        }
         nlohmann::json out;
         const bool ok = o.precision == "float" ? dispatch<float>(o, out) : dispatch<double>(o, out);
         if (!ok) {

@@ -401,7 +401,7 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     cancel_compiles();
     own_pool.reset();
     r.drain = std::chrono::duration<double>(Clock::now() - t0).count() - r.wall;
-    r.compile_busy = compile_clock->seconds(); // detached compiles still running: not yet
+    r.compile_busy = compile_clock->seconds(); // detached ones still running: not counted
     r.compile_threads = threads_of(o);
     progress.best = r.best_seconds, progress.baseline = r.baseline_seconds;
     report();

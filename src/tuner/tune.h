@@ -91,8 +91,9 @@ struct TuneResult {
     // only those of an evaluator without detached_prepare. Not in `wall`.
     double drain = 0;
     size_t compiled = 0; // candidates compiled in this run
-    // Seconds the compile tasks of this run took (NVRTC and module load), summed over the
-    // pool's threads: against threads x (wall + drain), how busy the pool was, which tells
+    // Seconds the compile tasks of this run took (NVRTC and module load; with fewer compile
+    // processes than threads, also the wait for a free one), summed over the pool's
+    // threads: against threads x (wall + drain), how busy the pool was, which tells
     // compiles that are slow from a pool left waiting for the strategy.
     double compile_busy = 0;
     unsigned compile_threads = 0;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <future>
 #include <thread>
 
@@ -36,8 +37,8 @@ std::vector<CompileSpec> specs() {
 TEST(CompileWorkers, GiveTheSameCubinAsACompileInThisProcess) {
     CompileWorkers workers({SQUALL_COMPILE_WORKER, "unused"}, 2);
     const std::vector<CompileSpec> all = specs();
-    // From three threads at once, so that both workers are busy and each gets the sources
-    // once, then names them by hash.
+    // Seven requests at once on two workers, so that both are busy and each gets the
+    // sources once, then names them by hash.
     std::vector<std::future<CompiledKernel>> got;
     for (const CompileSpec& s : all)
         got.push_back(std::async(std::launch::async, [&] { return workers.compile(s); }));
@@ -67,27 +68,40 @@ TEST(CompileWorkers, CarryTheCompileErrorBack) {
     EXPECT_FALSE(workers.compile(specs()[0]).cubin.empty());
 }
 
-TEST(CompileWorkers, ReportAWorkerThatExitsOrCannotStart) {
+// A worker that exits after each answer: the next request finds it gone, starts it again
+// and sends the sources again, and every request is answered.
+TEST(CompileWorkers, StartAWorkerAgainThatExited) {
+    ASSERT_EQ(setenv("SQUALL_TEST_WORKER_REQUESTS", "1", 1), 0);
+    CompileWorkers workers({SQUALL_COMPILE_WORKER}, 1);
+    const std::vector<CompileSpec> all = specs();
+    for (const CompileSpec& s : all)
+        EXPECT_EQ(workers.compile(s).cubin, nvrtc_compile(s).cubin) << s.description;
+    unsetenv("SQUALL_TEST_WORKER_REQUESTS");
+}
+
+TEST(CompileWorkers, ReportAWorkerThatNeverAnswersOrCannotStart) {
     const CompileSpec s = specs()[0];
-    CompileWorkers exits({"/bin/true"}, 1); // starts and exits at once
-    EXPECT_THROW(exits.compile(s), CompileError);
-    EXPECT_THROW(exits.compile(s), CompileError); // started again, exits again
+    const auto message = [&](CompileWorkers& w) {
+        try {
+            w.compile(s);
+        } catch (const CompileWorkerError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no CompileWorkerError");
+    };
+    CompileWorkers exits({"/bin/true"}, 1); // starts and exits at once, twice
+    EXPECT_NE(message(exits).find("exited twice without answering"), std::string::npos);
+    EXPECT_NE(message(exits).find("exited twice without answering"), std::string::npos);
     CompileWorkers missing({"/nonexistent/squall-compile-worker"}, 1);
-    try {
-        missing.compile(s);
-        FAIL() << "expected an error";
-    } catch (const CompileError& e) {
-        EXPECT_NE(std::string(e.what()).find("/nonexistent/squall-compile-worker"),
-                  std::string::npos)
-            << e.what();
-    }
+    const std::string m = message(missing);
+    EXPECT_NE(m.find("cannot start '/nonexistent/squall-compile-worker'"), std::string::npos) << m;
 }
 
 TEST(CompileWorkers, ServeTheKernelCacheOnceInstalled) {
     use_compile_workers(std::make_shared<CompileWorkers>(
         std::vector<std::string>{"/nonexistent/squall-compile-worker"}, 1));
     KernelCache cache("");
-    EXPECT_THROW(cache.get(specs()[1]), CompileError); // it went to the (missing) worker
+    EXPECT_THROW(cache.get(specs()[1]), CompileWorkerError); // it went to the missing worker
     use_compile_workers(nullptr);
     KernelCache again("");
     EXPECT_FALSE(again.get(specs()[1])->cubin.empty()); // NVRTC in this process

@@ -234,7 +234,7 @@ struct PlaneMarch {
                 old[n] = t.next[r][n];
                 if (kl + 1 < steps && inside(t, r)) t.next[r][n] = *g.plane_output(n, i, j, k + 1);
             }
-            const T* planes[inputs][NP] = {}; // zeroed: PlanePtr::select reads every entry
+            const T* planes[inputs][NP] = {}; // zeroed: entries past planes_of(q) too
             int at[inputs];                   // the point's cell in each input's box
             static_for<inputs>([&](auto qc) {
                 constexpr int q = decltype(qc)::value, w = L::window(q);
