@@ -3,6 +3,7 @@
 // case; rank 0 compares.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include "tests/support/model_run.h"
@@ -43,62 +44,45 @@ double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) 
     return diff / scale;
 }
 
-TEST(MpiEquivalence, DryCblSameOn1And2And4Ranks) {
+// Runs drycbl on 1 rank and on each layout (ranks, npx, npy) with a world of `world` ranks;
+// on rank 0 expects every layout's u, v, w and th bitwise equal to the 1-rank run's.
+void expect_same_as_one_rank(int world, const std::vector<std::array<int, 3>>& layouts) {
     int nprocs = 1, rank = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (nprocs != 4) GTEST_SKIP() << "run with 4 MPI ranks (numerics.mpi_equivalence)";
+    if (nprocs != world) GTEST_SKIP() << "run this test with " << world << " MPI ranks";
     const Result r1 = run_on(1, 1, 1);
-    const Result r2 = run_on(2, 2, 1);
-    const Result r4 = run_on(4, 2, 2);
+    std::vector<Result> rs;
+    for (const auto& [n, npx, npy] : layouts) rs.push_back(run_on(n, npx, npy));
     if (rank != 0) return;
     const char* names[4] = {"u", "v", "w", "th"};
-    const std::vector<double>* f1[4] = {&r1.u, &r1.v, &r1.w, &r1.s};
-    const std::vector<double>* f2[4] = {&r2.u, &r2.v, &r2.w, &r2.s};
-    const std::vector<double>* f4[4] = {&r4.u, &r4.v, &r4.w, &r4.s};
-    for (int n = 0; n < 4; ++n) {
-        ASSERT_EQ(f1[n]->size(), f2[n]->size());
-        ASSERT_EQ(f1[n]->size(), f4[n]->size());
-        const double d2 = max_rel_diff(*f1[n], *f2[n]), d4 = max_rel_diff(*f1[n], *f4[n]);
-        std::printf("%s: 1 vs 2x1 ranks %.3e, 1 vs 2x2 ranks %.3e (max relative)\n", names[n], d2,
-                    d4);
-        // Every kernel is per point, reductions use max, the sponge reference is analytic and
-        // the pressure transposes move data without arithmetic: the result is bitwise equal.
-        EXPECT_EQ(d2, 0.0) << names[n];
-        EXPECT_EQ(d4, 0.0) << names[n];
-    }
+    const auto field = [](const Result& r, int n) {
+        return n == 0 ? &r.u : n == 1 ? &r.v : n == 2 ? &r.w : &r.s;
+    };
+    for (size_t l = 0; l < layouts.size(); ++l)
+        for (int n = 0; n < 4; ++n) {
+            const std::vector<double>&one = *field(r1, n), &many = *field(rs[l], n);
+            ASSERT_EQ(one.size(), many.size());
+            const double d = max_rel_diff(one, many);
+            std::printf("%s: 1 vs %dx%d ranks %.3e (max relative)\n", names[n], layouts[l][1],
+                        layouts[l][2], d);
+            // Every kernel is per point, reductions use max, the sponge reference is analytic
+            // and the pressure transposes move data without arithmetic: bitwise equal.
+            EXPECT_EQ(d, 0.0) << names[n] << " on " << layouts[l][1] << " x " << layouts[l][2];
+        }
     // The run must have developed motion, or equality proves little.
     double wmax = 0;
     for (double x : r1.w) wmax = std::max(wmax, std::abs(x));
     EXPECT_GT(wmax, 1e-3);
 }
 
-// 8 ranks, both ways round (2 x 4 and 4 x 2), against 1.
+TEST(MpiEquivalence, DryCblSameOn1And2And4Ranks) {
+    expect_same_as_one_rank(4, {{2, 2, 1}, {4, 2, 2}});
+}
+
+// 8 ranks, both ways round.
 TEST(MpiEquivalence, DryCblSameOn1And8Ranks) {
-    int nprocs = 1, rank = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (nprocs != 8) GTEST_SKIP() << "run with 8 MPI ranks (numerics.mpi_equivalence_8)";
-    const Result r1 = run_on(1, 1, 1);
-    const Result r24 = run_on(8, 2, 4);
-    const Result r42 = run_on(8, 4, 2);
-    if (rank != 0) return;
-    const char* names[4] = {"u", "v", "w", "th"};
-    const std::vector<double>* f1[4] = {&r1.u, &r1.v, &r1.w, &r1.s};
-    const std::vector<double>* f24[4] = {&r24.u, &r24.v, &r24.w, &r24.s};
-    const std::vector<double>* f42[4] = {&r42.u, &r42.v, &r42.w, &r42.s};
-    for (int n = 0; n < 4; ++n) {
-        ASSERT_EQ(f1[n]->size(), f24[n]->size());
-        ASSERT_EQ(f1[n]->size(), f42[n]->size());
-        const double a = max_rel_diff(*f1[n], *f24[n]), b = max_rel_diff(*f1[n], *f42[n]);
-        std::printf("%s: 1 vs 2x4 ranks %.3e, 1 vs 4x2 ranks %.3e (max relative)\n", names[n], a,
-                    b);
-        EXPECT_EQ(a, 0.0) << names[n];
-        EXPECT_EQ(b, 0.0) << names[n];
-    }
-    double wmax = 0;
-    for (double x : r1.w) wmax = std::max(wmax, std::abs(x));
-    EXPECT_GT(wmax, 1e-3);
+    expect_same_as_one_rank(8, {{8, 2, 4}, {8, 4, 2}});
 }
 
 } // namespace
