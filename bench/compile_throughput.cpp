@@ -39,9 +39,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Compiles specs[i] for the i this worker takes from `next`.
+// Compiles specs[i] for the i this thread takes from `next` (in this process, or in a
+// compile worker when one is installed).
 void compile_from(const std::vector<rt::CompileSpec>& specs, std::atomic<size_t>& next) {
-    for (size_t i; (i = next++) < specs.size();) rt::nvrtc_compile(specs[i]);
+    for (size_t i; (i = next++) < specs.size();) rt::compile_now(specs[i]);
 }
 
 double with_threads(const std::vector<rt::CompileSpec>& specs, int threads) {
@@ -130,15 +131,7 @@ bool run_kernel(const Options& o, nlohmann::json& out) {
     if (o.workers > 0) {
         rt::use_compile_workers(std::make_shared<rt::CompileWorkers>(
             std::vector<std::string>{"/proc/self/exe", "--compile-worker"}, unsigned(o.workers)));
-        const auto t0 = std::chrono::steady_clock::now();
-        std::atomic<size_t> next{0};
-        std::vector<std::thread> pool;
-        for (int t = 0; t < o.workers; ++t)
-            pool.emplace_back([&] {
-                for (size_t i; (i = next++) < specs.size();) rt::compile_now(specs[i]);
-            });
-        for (auto& t : pool) t.join();
-        const double s = seconds_since(t0);
+        const double s = with_threads(specs, o.workers);
         rt::use_compile_workers(nullptr);
         fmt::print("  {:2} workers:   {:6.2f} s, {:5.2f} candidates per second\n", o.workers, s,
                    specs.size() / s);

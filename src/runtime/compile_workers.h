@@ -41,7 +41,6 @@ public:
     // program, CompileWorkerError for the worker. Destroy only when no call is running
     // (compile_now holds the installed set while it uses it).
     CompiledKernel compile(const CompileSpec& spec);
-    unsigned count() const { return unsigned(workers_.size()); }
 
 private:
     struct Worker;
