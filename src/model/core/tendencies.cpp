@@ -139,9 +139,9 @@ void Model<T>::diffusion() {
     }
 }
 
-// model.tendencies: auto runs the separate kernels on both backends (on the H200 the fused
-// momentum kernel took 17 % longer than the four it replaces; on the CPU no gain showed:
-// docs/performance.md). load_config refuses fused where the fused kernels do not apply.
+// model.tendencies: auto runs the separate kernels on both backends: on the CPU the fused
+// ones are slower, and on the H200 they win only once tuned, and ship no wisdom yet
+// (docs/performance.md). load_config refuses fused where the fused kernels do not apply.
 template <typename T>
 bool Model<T>::fused_tendencies() const {
     return runs_fused_tendencies(cfg_);
