@@ -45,12 +45,16 @@ namespace squall::rt {
     X(cuMemcpyHtoD) \
     X(cuMemcpyDtoH) \
     X(cuMemcpyDtoD) \
+    X(cuMemcpyDtoDAsync) \
     X(cuMemGetAddressRange) \
     X(cuIpcGetMemHandle) \
     X(cuIpcOpenMemHandle) \
     X(cuIpcCloseMemHandle) \
     X(cuMemsetD8) \
     X(cuStreamSynchronize) \
+    X(cuStreamCreate) \
+    X(cuStreamDestroy) \
+    X(cuStreamWaitEvent) \
     X(cuEventCreate) \
     X(cuEventDestroy) \
     X(cuEventRecord) \
@@ -246,6 +250,12 @@ void Driver::copy_device(DevicePtr dst, DevicePtr src, size_t bytes) const {
     check(api_->p_cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
 }
 
+void Driver::copy_device_async(DevicePtr dst, DevicePtr src, size_t bytes, StreamHandle s) const {
+    require();
+    check(api_->p_cuMemcpyDtoDAsync(dst, src, bytes, static_cast<CUstream>(s)),
+          "cuMemcpyDtoDAsync");
+}
+
 std::pair<DevicePtr, size_t> Driver::allocation_of(DevicePtr p) const {
     require();
     CUdeviceptr base = 0;
@@ -288,6 +298,23 @@ void Driver::synchronize() const {
 
 void Driver::stream_synchronize(StreamHandle s) const {
     check(api_->p_cuStreamSynchronize(static_cast<CUstream>(s)), "cuStreamSynchronize");
+}
+
+StreamHandle Driver::stream_create() const {
+    require();
+    make_current();
+    CUstream st = nullptr;
+    check(api_->p_cuStreamCreate(&st, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    return st;
+}
+
+void Driver::stream_destroy(StreamHandle s) const {
+    if (available_ && s) api_->p_cuStreamDestroy(static_cast<CUstream>(s));
+}
+
+void Driver::stream_wait_event(StreamHandle s, void* e) const {
+    check(api_->p_cuStreamWaitEvent(static_cast<CUstream>(s), static_cast<CUevent>(e), 0),
+          "cuStreamWaitEvent");
 }
 
 void* Driver::event_create() const {
@@ -404,6 +431,9 @@ void Driver::download(void*, DevicePtr, size_t) const {
 void Driver::copy_device(DevicePtr, DevicePtr, size_t) const {
     require();
 }
+void Driver::copy_device_async(DevicePtr, DevicePtr, size_t, StreamHandle) const {
+    require();
+}
 std::pair<DevicePtr, size_t> Driver::allocation_of(DevicePtr) const {
     throw NoDeviceError(error_);
 }
@@ -421,6 +451,13 @@ void Driver::synchronize() const {
     require();
 }
 void Driver::stream_synchronize(StreamHandle) const {
+    require();
+}
+StreamHandle Driver::stream_create() const {
+    throw NoDeviceError(error_);
+}
+void Driver::stream_destroy(StreamHandle) const {}
+void Driver::stream_wait_event(StreamHandle, void*) const {
     require();
 }
 void* Driver::event_create() const {

@@ -90,6 +90,8 @@ public:
     void memset8(DevicePtr dst, unsigned char value, size_t bytes) const;
     // Device to device, also into memory of another device or process (IPC-mapped).
     void copy_device(DevicePtr dst, DevicePtr src, size_t bytes) const;
+    // The same on stream s, asynchronous to the host.
+    void copy_device_async(DevicePtr dst, DevicePtr src, size_t bytes, StreamHandle s) const;
     // The allocation (base, bytes) a device pointer lies in; throws CudaError for a
     // pointer that is not in one.
     std::pair<DevicePtr, size_t> allocation_of(DevicePtr p) const;
@@ -100,6 +102,12 @@ public:
     void ipc_close(DevicePtr p) const;
     void synchronize() const; // the whole context
     void stream_synchronize(StreamHandle s) const;
+    // A stream that does not wait for the legacy default stream (CU_STREAM_NON_BLOCKING),
+    // so work on it runs beside the kernels; order it with events.
+    StreamHandle stream_create() const;
+    void stream_destroy(StreamHandle s) const;
+    // Work queued on s after this waits until event e has completed.
+    void stream_wait_event(StreamHandle s, void* e) const;
 
     void* event_create() const;
     void event_destroy(void* e) const;

@@ -48,6 +48,15 @@ DeviceExchange::DeviceExchange(MPI_Comm comm, rt::DevicePtr recv, rt::StreamHand
     log_transport_choice(choice, failed);
 }
 
+DeviceExchange::DeviceExchange(MPI_Comm comm, rt::DevicePtr recv, OwnStream)
+    : DeviceExchange(comm, recv) {
+    if (!direct()) return; // staged: the caller's host copies and MPI
+    const rt::Driver& drv = rt::Driver::get();
+    stream_ = drv.stream_create();
+    own_stream_ = true;
+    queued_ = drv.event_create();
+}
+
 // Every rank's handle to every rank; each maps the others'.
 std::string DeviceExchange::open_ipc() {
     int rank = 0, nranks = 1;
@@ -111,21 +120,41 @@ std::string DeviceExchange::open_nccl() {
 // them after this destructor): freeing an exported allocation that a peer still maps is
 // undefined. Construction was collective, so destruction is too.
 DeviceExchange::~DeviceExchange() {
+    const rt::Driver& drv = rt::Driver::get();
     if (nccl_) {
         const nccl::Library& lib = nccl::Library::get();
         if (nccl_broken_)
             lib.comm_abort(nccl_);
         else
             lib.comm_destroy(nccl_);
-        return;
+    } else {
+        if (own_stream_) {
+            try {
+                drv.stream_synchronize(stream_); // copies still writing into the peers
+            } catch (const std::exception&) {
+            }
+        }
+        for (rt::DevicePtr p : peer_recv_) drv.ipc_close(p);
+        if (transport_ == GpuTransport::ipc) MPI_Barrier(comm_);
     }
-    for (rt::DevicePtr p : peer_recv_) rt::Driver::get().ipc_close(p);
-    if (transport_ == GpuTransport::ipc) MPI_Barrier(comm_);
+    if (own_stream_) {
+        drv.event_destroy(queued_);
+        drv.stream_destroy(stream_);
+    }
 }
 
 void DeviceExchange::begin() const {
     if (transport_ == GpuTransport::nccl) {
-        // The transfers queue behind the packing kernels on the same stream.
+        // The transfers queue behind the packing kernels: on the same stream, or on our
+        // own after the default stream's work so far.
+        if (own_stream_) {
+            try {
+                rt::Driver::get().event_record(queued_, nullptr);
+                rt::Driver::get().stream_wait_event(stream_, queued_);
+            } catch (const std::exception& e) {
+                failure_ = e.what();
+            }
+        }
         const nccl::Library& lib = nccl::Library::get();
         const nccl::Result r = lib.group_start();
         grouped_ = r == nccl::success;
@@ -146,7 +175,11 @@ void DeviceExchange::put(int q, rt::DevicePtr src, std::size_t offset, std::size
         return;
     }
     try {
-        rt::Driver::get().copy_device(peer_recv_[std::size_t(q)] + offset, src, bytes);
+        const rt::DevicePtr dst = peer_recv_[std::size_t(q)] + offset;
+        if (own_stream_)
+            rt::Driver::get().copy_device_async(dst, src, bytes, stream_);
+        else
+            rt::Driver::get().copy_device(dst, src, bytes);
     } catch (const std::exception& e) {
         failure_ = e.what();
     }
@@ -189,7 +222,10 @@ void DeviceExchange::end() const {
     // rank instead of leaving the others waiting.
     if (failure_.empty()) {
         try {
-            rt::Driver::get().synchronize();
+            if (own_stream_)
+                rt::Driver::get().stream_synchronize(stream_);
+            else
+                rt::Driver::get().synchronize();
         } catch (const std::exception& e) {
             failure_ = e.what();
         }
@@ -200,6 +236,15 @@ void DeviceExchange::end() const {
     const std::string why = failure_.empty() ? "a device copy failed on another rank" : failure_;
     failure_.clear();
     throw std::runtime_error("GPU exchange between ranks: " + why);
+}
+
+void DeviceExchange::abandon() const {
+    if (transport_ == GpuTransport::nccl) {
+        if (grouped_) nccl::Library::get().group_end();
+        grouped_ = false;
+        nccl_broken_ = true;
+    }
+    failure_.clear();
 }
 
 } // namespace squall

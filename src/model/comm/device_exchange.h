@@ -14,6 +14,9 @@
 // lands in q's k-th get from this rank. Receive buffers must outlive the exchange.
 // direct() is false, and the caller stages through the host and MPI instead, when the
 // transport is staged MPI; every rank of the communicator agrees on it.
+// With a stream of its own (OwnStream), the transfers run beside the kernels of the
+// default stream: they start after the device work queued before begin(), and kernels
+// queued between begin() and end() run while they are in flight.
 #include <mpi.h>
 
 #include <cstddef>
@@ -31,6 +34,8 @@ public:
     // Collective over comm; recv is this rank's device receive buffer, stream the one the
     // packing and unpacking kernels run on (NCCL queues its transfers there).
     DeviceExchange(MPI_Comm comm, rt::DevicePtr recv, rt::StreamHandle stream = nullptr);
+    struct OwnStream {};
+    DeviceExchange(MPI_Comm comm, rt::DevicePtr recv, OwnStream);
     ~DeviceExchange();
     DeviceExchange(const DeviceExchange&) = delete;
     DeviceExchange& operator=(const DeviceExchange&) = delete;
@@ -48,11 +53,16 @@ public:
     void get(int q, std::size_t offset, std::size_t bytes) const;
     // Throws if a transfer failed (IPC: on every rank if one failed on any).
     void end() const;
+    // A round begun and never to be ended (the run is failing): its transfers are left
+    // to the destructor, which aborts NCCL instead of waiting for the peers.
+    void abandon() const;
 
 private:
     MPI_Comm comm_;
     rt::DevicePtr recv_;
     rt::StreamHandle stream_;
+    bool own_stream_ = false;
+    void* queued_ = nullptr; // OwnStream: the event of the default stream's work at begin()
     GpuTransport transport_ = GpuTransport::staged;
     std::string reason_;
     std::vector<rt::DevicePtr> peer_recv_; // IPC: mapped receive buffers; 0 for this rank

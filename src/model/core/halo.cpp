@@ -22,8 +22,10 @@ Halo<T>::Halo(const GridDims& d, const Decomposition& decomp, bool on_device)
     if (n > 0) {
         send_.assign(2 * n, T(0), on_device);
         recv_.assign(2 * n, T(0), on_device);
-        // The kernels run on the legacy default stream, the exchange's default.
-        if (on_device) direct_ = std::make_unique<DeviceExchange>(decomp.comm, recv_.device());
+        // The kernels run on the legacy default stream, the transfers on one of their own.
+        if (on_device)
+            direct_ = std::make_unique<DeviceExchange>(decomp.comm, recv_.device(),
+                                                       DeviceExchange::OwnStream{});
     }
 }
 
@@ -36,6 +38,10 @@ Halo<T>::~Halo() {
     }
     // Unwinding (the run is failing): the peers may never send, so the receives are
     // cancelled rather than waited for, before their buffers go.
+    if (direct_ && direct_->direct()) {
+        direct_->abandon();
+        return;
+    }
     for (int r = 0; r < 2; ++r) MPI_Cancel(&pending_->req[r]);
     MPI_Waitall(2, pending_->req, MPI_STATUSES_IGNORE);
     for (int r = 2; r < 4; ++r) MPI_Request_free(&pending_->req[r]);
@@ -45,20 +51,24 @@ template <typename T>
 void Halo<T>::start(T* a, int nk) const {
     finish();
     const bool x_local = decomp_->npx == 1, y_local = decomp_->npy == 1;
-    if (on_device_ || (x_local && y_local)) {
+    if (x_local && y_local) {
         exchange(a, nk);
         return;
     }
-    Pending p{a, nk, !x_local, {}};
+    Pending p{a, nk, !x_local, 0, {}};
+    // On the device the transfers need not wait for the packing on the host where they
+    // wait for it on the device (NCCL on the exchange's stream).
+    const bool host_waits = on_device_ && !(direct_ && direct_->transport() == GpuTransport::nccl);
     if (p.x) {
-        const int n = pack_x(a, nk);
-        const CommTime::Scope timed(CommKind::halo);
-        post(p.req, n, decomp_->west, decomp_->east, 1);
+        p.n = pack_x(a, nk);
+        post_round(p, decomp_->west, decomp_->east, 1, host_waits);
     } else { // x is local: its wrap first, as in exchange()
-        wrap_host({a}, nk, true, false);
-        const int n = pack_y(a, nk);
-        const CommTime::Scope timed(CommKind::halo);
-        post(p.req, n, decomp_->south, decomp_->north, 3);
+        if (on_device_)
+            exchange_x(a, nk);
+        else
+            wrap_host({a}, nk, true, false);
+        p.n = pack_y(a, nk);
+        post_round(p, decomp_->south, decomp_->north, 3, host_waits);
     }
     pending_ = p;
 }
@@ -68,16 +78,13 @@ void Halo<T>::finish() const {
     if (!pending_) return;
     Pending p = *pending_;
     pending_.reset();
-    {
-        const CommTime::Scope timed(CommKind::halo); // the wait the overlap did not hide
-        MPI_Waitall(4, p.req, MPI_STATUSES_IGNORE);
-    }
+    wait_round(p);
     if (!p.x) {
         unpack_y(p.a, p.nk);
         return;
     }
     unpack_x(p.a, p.nk);
-    if (decomp_->npy == 1)
+    if (decomp_->npy == 1 && !on_device_)
         wrap_host({p.a}, p.nk, false, true);
     else
         exchange_y(p.a, p.nk);
@@ -152,9 +159,18 @@ void Halo<T>::wrap_host(std::initializer_list<T*> arrays, int nk, bool x, bool y
 // (west/south) and the high half to `hi`; the receive buffer's low half comes from lo.
 template <typename T>
 void Halo<T>::sendrecv(int n, int lo, int hi, int tag) const {
-    // Both paths below wait for the packing first; waiting here keeps it out of the timing.
-    if (on_device_) rt::Driver::get().synchronize();
+    Pending p{nullptr, 0, false, n, {}};
+    post_round(p, lo, hi, tag, on_device_);
+    wait_round(p);
+}
+
+template <typename T>
+void Halo<T>::post_round(Pending& p, int lo, int hi, int tag, bool host_waits) const {
+    // Every path below waits for the packing first; waiting here keeps the kernels out of
+    // the transfers' time.
+    if (host_waits) rt::Driver::get().synchronize();
     const CommTime::Scope timed(CommKind::halo);
+    const int n = p.n;
     if (direct_ && direct_->direct()) {
         // My low half lands in lo's high half (I am its hi neighbour) and vice versa.
         // Blocks between two ranks pair up in order, so with lo == hi (two ranks along
@@ -166,14 +182,21 @@ void Halo<T>::sendrecv(int n, int lo, int hi, int tag) const {
         direct_->put(lo, send, bytes, bytes);
         direct_->get(lo, 0, bytes);
         direct_->get(hi, bytes, bytes);
-        direct_->end();
         return;
     }
     if (on_device_) send_.copy_to_host(send_.host(), 2 * std::size_t(n));
-    MPI_Request req[4];
-    post(req, n, lo, hi, tag);
-    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    if (on_device_) recv_.to_device(2 * std::size_t(n));
+    post(p.req, n, lo, hi, tag);
+}
+
+template <typename T>
+void Halo<T>::wait_round(Pending& p) const {
+    const CommTime::Scope timed(CommKind::halo); // the wait the overlap did not hide
+    if (direct_ && direct_->direct()) {
+        direct_->end();
+        return;
+    }
+    MPI_Waitall(4, p.req, MPI_STATUSES_IGNORE);
+    if (on_device_) recv_.to_device(2 * std::size_t(p.n));
 }
 
 // Receives first (req[0], req[1]: from lo and hi), then sends (req[2], req[3]).

@@ -35,9 +35,11 @@ public:
     // exchange(a, nk) in two halves, so that work which neither reads nor writes `a` runs
     // while its messages are in flight: start() packs the first direction split over
     // ranks and posts its messages, finish() waits for them, unpacks and does the rest,
-    // with the same copies as exchange(). On the device (one rank per GPU) and where no
-    // direction is split, start() does the whole exchange. An exchange or start finishes
-    // a pending one first (the buffers are shared); so does the destructor.
+    // with the same copies as exchange(). On the device the transfers run on a stream of
+    // their own (NCCL, CUDA IPC), so the kernels launched in between run beside them, or
+    // through the host and MPI (staged). Where no direction is split, start() does the
+    // whole exchange. An exchange or start finishes a pending one first (the buffers are
+    // shared); so does the destructor.
     void start(T* a, int nk) const;
     void finish() const;
 
@@ -53,7 +55,8 @@ private:
     struct Pending {
         T* a;
         int nk;
-        bool x; // the x direction is in flight (else y)
+        bool x;    // the x direction is in flight (else y)
+        int n = 0; // values per side
         MPI_Request req[4];
     };
     mutable std::optional<Pending> pending_;
@@ -68,7 +71,11 @@ private:
     // Host arrays: the periodic wraps along x and/or y (directions not split over ranks).
     void wrap_host(std::initializer_list<T*> arrays, int nk, bool x, bool y) const;
     void sendrecv(int n, int lo, int hi, int tag) const;
-    // The MPI part of sendrecv on the host buffers, in two halves.
+    // sendrecv in two halves: the transfers of the first 2n packed values posted, then
+    // waited for (and on the device through the host, copied back).
+    void post_round(Pending& p, int lo, int hi, int tag, bool host_waits) const;
+    void wait_round(Pending& p) const;
+    // The MPI part of sendrecv on the host buffers.
     void post(MPI_Request req[4], int n, int lo, int hi, int tag) const;
 };
 

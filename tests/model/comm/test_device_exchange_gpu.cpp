@@ -1,8 +1,11 @@
 // DeviceExchange on the GPU (label gpu, several ranks): the halo round (two neighbours,
 // the same one when there are two ranks) and the transpose round (every rank) deliver
 // every byte to its place, several rounds in a row, over the transport `auto` picks and
-// over each explicit one. SQUALL_GPU_TRANSPORT=nccl where ranks share a GPU must fail on
-// every rank with the reason. Skips without a GPU (fails with SQUALL_REQUIRE_GPU=1).
+// over each explicit one, on the default stream and on the exchange's own. The blocks
+// reach the send buffer by a device copy on the default stream just before begin(), so
+// transfers that do not wait for it send stale bytes. SQUALL_GPU_TRANSPORT=nccl where ranks share a
+// GPU must fail on every rank with the reason. Skips without a GPU (fails with
+// SQUALL_REQUIRE_GPU=1).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -74,12 +77,13 @@ void halo_rounds(const DeviceExchange& ex, rt::DevicePtr recv) {
     const int me = world_rank(), np = world_size();
     const int lo = (me + np - 1) % np, hi = (me + 1) % np;
     const std::size_t bytes = n * sizeof(uint32_t);
-    rt::DeviceBuffer send(2 * bytes);
+    rt::DeviceBuffer send(2 * bytes), staged(2 * bytes);
     for (int k = 0; k < 3; ++k) {
         std::vector<uint32_t> s(2 * n), r(2 * n, 0);
         for (std::size_t i = 0; i < n; ++i)
             s[i] = value(me, 0, k, i), s[n + i] = value(me, 1, k, i);
-        send.upload(s.data());
+        staged.upload(s.data());
+        rt::Driver::get().copy_device(send.get(), staged.get(), 2 * bytes);
         ex.begin();
         ex.put(hi, send.get() + bytes, 0, bytes);
         ex.put(lo, send.get(), bytes, bytes);
@@ -98,12 +102,13 @@ void halo_rounds(const DeviceExchange& ex, rt::DevicePtr recv) {
 void transpose_rounds(const DeviceExchange& ex, rt::DevicePtr recv) {
     const int me = world_rank(), np = world_size();
     const std::size_t blk = n * sizeof(uint32_t);
-    rt::DeviceBuffer send(np * blk);
+    rt::DeviceBuffer send(np * blk), staged(np * blk);
     for (int k = 0; k < 3; ++k) {
         std::vector<uint32_t> s(np * n), r(np * n, 0);
         for (int q = 0; q < np; ++q)
             for (std::size_t i = 0; i < n; ++i) s[q * n + i] = value(me, q, k, i);
-        send.upload(s.data());
+        staged.upload(s.data());
+        rt::Driver::get().copy_device(send.get(), staged.get(), np * blk);
         ex.begin();
         for (int q = 0; q < np; ++q)
             if (q != me) {
@@ -128,6 +133,10 @@ void check_transport(const char* setting, GpuTransport expected) {
     ASSERT_EQ(ex.transport(), expected) << ex.reason();
     halo_rounds(ex, recv.get());
     transpose_rounds(ex, recv.get());
+    const DeviceExchange own(MPI_COMM_WORLD, recv.get(), DeviceExchange::OwnStream{});
+    ASSERT_EQ(own.transport(), expected) << own.reason();
+    halo_rounds(own, recv.get());
+    transpose_rounds(own, recv.get());
 }
 
 } // namespace

@@ -6,6 +6,8 @@
 // wrap repeats the interior), two arrays exchanged in one call (each must come out as
 // if exchanged alone), and the exchange in two halves (start, finish) with other work or
 // another exchange between them. Run with 4 MPI ranks: sub-communicators run each layout.
+// HaloGpu does the same with the arrays and the exchange on the GPU (label gpu: the
+// transfers on a stream of their own while the other array is written).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -16,10 +18,12 @@
 #include "backends/launch.h"
 #include "kernels/halo.cuh"
 #include "model/config/config.h"
+#include "model/core/gpu_session.h"
 #include "model/core/halo.h"
 #include "model/decomp.h"
 #include "model/field.h"
 #include "model/grid.h"
+#include "tests/support/gpu_required.h"
 
 namespace squall {
 namespace {
@@ -39,7 +43,8 @@ int wrap(int g, int n) {
 enum class Mode { one, pair, split, split_then_other };
 
 // Errors on this rank for one layout and level count (0 when all is right).
-int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, int nk, Mode mode) {
+int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, int nk, Mode mode,
+                 bool on_device) {
     const bool pair = mode != Mode::one;
     Config cfg;
     cfg.grid.itot = itot, cfg.grid.jtot = jtot, cfg.grid.ktot = ktot;
@@ -50,16 +55,17 @@ int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, 
     const double poison = -7.25;
     std::vector<Field3d<double>> fields;
     for (int n = 0; n < (pair ? 2 : 1); ++n) {
-        Field3d<double>& a = fields.emplace_back(d);
+        Field3d<double>& a = fields.emplace_back(d, on_device);
         a.fill(poison);
         for (int k = 0; k < d.kcells; ++k)
             for (int j = d.jstart; j < d.jend; ++j)
                 for (int i = d.istart; i < d.iend; ++i)
                     a(i, j, k) =
                         global_value(d.ioffset + i - d.istart, d.joffset + j - d.jstart, k, n);
+        if (on_device) a.to_device();
     }
     {
-        Halo<double> halo(d, decomp);
+        Halo<double> halo(d, decomp, on_device);
         switch (mode) {
         case Mode::one:
             halo.exchange(fields[0].data(), nk);
@@ -74,6 +80,7 @@ int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, 
                     for (int i = d.istart; i < d.iend; ++i)
                         fields[1](i, j, k) =
                             global_value(d.ioffset + i - d.istart, d.joffset + j - d.jstart, k, 1);
+            if (on_device) fields[1].to_device();
             halo.exchange(fields[1].data(), nk); // finishes the first exchange first
             break;
         case Mode::split_then_other:
@@ -85,6 +92,7 @@ int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, 
     }
     int errors = 0;
     for (int n = 0; n < int(fields.size()); ++n) {
+        if (on_device) fields[size_t(n)].to_host();
         const Field3d<double>& a = fields[size_t(n)];
         for (int k = 0; k < d.kcells; ++k)
             for (int j = 0; j < d.jcells; ++j)
@@ -107,7 +115,7 @@ int check_layout(MPI_Comm comm, int itot, int jtot, int ktot, int npx, int npy, 
     return errors;
 }
 
-TEST(Halo, GhostCellsAreThePeriodicExtensionOnEveryLayout) {
+void check_every_layout(bool on_device) {
     int world = 1, rank = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -134,9 +142,21 @@ TEST(Halo, GhostCellsAreThePeriodicExtensionOnEveryLayout) {
             const int kcells = c.ktot + 2; // one ghost level below and above
             for (int nk : {kcells, 2, 1})
                 for (Mode mode : {Mode::one, Mode::pair, Mode::split, Mode::split_then_other})
-                    check_layout(comm, c.itot, c.jtot, c.ktot, l.npx, l.npy, nk, mode);
+                    check_layout(comm, c.itot, c.jtot, c.ktot, l.npx, l.npy, nk, mode, on_device);
             MPI_Comm_free(&comm);
         }
+}
+
+TEST(Halo, GhostCellsAreThePeriodicExtensionOnEveryLayout) {
+    check_every_layout(false);
+}
+
+TEST(HaloGpu, GhostCellsAreThePeriodicExtensionOnEveryLayout) {
+    const std::string why = open_gpu(MPI_COMM_WORLD);
+    SQUALL_NEED_GPU(why.empty(), why);
+    gpu_dispatch(true);
+    check_every_layout(true);
+    gpu_dispatch(false);
 }
 
 // The host exchange (one pass over several arrays) against the per-point kernels of
