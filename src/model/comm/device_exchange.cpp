@@ -193,14 +193,18 @@ void DeviceExchange::get(int q, std::size_t offset, std::size_t bytes) const {
     if (r != nccl::success) failure_ = lib.describe(r, "ncclRecv", nccl_);
 }
 
+void DeviceExchange::flush() const {
+    if (transport_ != GpuTransport::nccl || !grouped_) return;
+    // The group is closed even after a failed send or receive in it.
+    const nccl::Library& lib = nccl::Library::get();
+    const nccl::Result r = lib.group_end();
+    grouped_ = false;
+    if (r != nccl::success && failure_.empty()) failure_ = lib.describe(r, "ncclGroupEnd", nccl_);
+}
+
 void DeviceExchange::end() const {
     if (transport_ == GpuTransport::nccl) {
-        const nccl::Library& lib = nccl::Library::get();
-        // The group is closed even after a failed send or receive in it.
-        const nccl::Result r = grouped_ ? lib.group_end() : nccl::success;
-        grouped_ = false;
-        if (r != nccl::success && failure_.empty())
-            failure_ = lib.describe(r, "ncclGroupEnd", nccl_);
+        flush();
         if (failure_.empty()) {
             try {
                 // Waiting here keeps end()'s meaning (every block has arrived) and the

@@ -7,8 +7,9 @@
 //              is one) and writes its blocks into them with device copies.
 // Nothing passes through host memory. A round is begin() (this rank's device work is
 // done; with IPC, after the barrier every receiver is done with the last round), put()s
-// and get()s, end() (after it every block has arrived). The puts name the offset in the
-// receiver's buffer (used by IPC), the gets the offset in this rank's (used by NCCL);
+// and get()s, flush() (optional: the transfers go), end() (after it every block has
+// arrived). The puts name the offset in the receiver's buffer (used by IPC), the gets the
+// offset in this rank's (used by NCCL);
 // both are issued on every transport, so a caller does not depend on which one runs.
 // Between one pair of ranks, the blocks of a round pair up in order: the k-th put to q
 // lands in q's k-th get from this rank. Receive buffers must outlive the exchange.
@@ -51,10 +52,15 @@ public:
     void put(int q, rt::DevicePtr src, std::size_t offset, std::size_t bytes) const;
     // Receives `bytes` from rank q at byte offset `offset` of this rank's receive buffer.
     void get(int q, std::size_t offset, std::size_t bytes) const;
+    // Sets the round's transfers going: NCCL queues grouped sends and receives only when
+    // the group closes (IPC copies start at put()). end() does it too; a caller that
+    // overlaps work with the round calls it after the last get().
+    void flush() const;
     // Throws if a transfer failed (IPC: on every rank if one failed on any).
     void end() const;
-    // A round begun and never to be ended (the run is failing): its transfers are left
-    // to the destructor, which aborts NCCL instead of waiting for the peers.
+    // A round begun and never to be ended (the run is failing): with NCCL the destructor
+    // then aborts the communicator instead of waiting for the peers; with CUDA IPC it
+    // still waits for this rank's copies and meets the peers at its barrier.
     void abandon() const;
 
 private:

@@ -10,6 +10,7 @@
 #include "backends/launch.h"
 #include "kernels/halo.cuh"
 #include "model/comm/comm_time.h"
+#include "runtime/log.h"
 
 namespace squall {
 
@@ -33,7 +34,11 @@ template <typename T>
 Halo<T>::~Halo() {
     if (!pending_) return;
     if (std::uncaught_exceptions() == 0) {
-        finish();
+        try {
+            finish();
+        } catch (const std::exception& e) { // a destructor must not throw
+            rt::log_error("halo exchange pending at the end: {}", e.what());
+        }
         return;
     }
     // Unwinding (the run is failing): the peers may never send, so the receives are
@@ -182,6 +187,7 @@ void Halo<T>::post_round(Pending& p, int lo, int hi, int tag, bool host_waits) c
         direct_->put(lo, send, bytes, bytes);
         direct_->get(lo, 0, bytes);
         direct_->get(hi, bytes, bytes);
+        direct_->flush();
         return;
     }
     if (on_device_) send_.copy_to_host(send_.host(), 2 * std::size_t(n));

@@ -89,6 +89,7 @@ void halo_rounds(const DeviceExchange& ex, rt::DevicePtr recv) {
         ex.put(lo, send.get(), bytes, bytes);
         ex.get(lo, 0, bytes);
         ex.get(hi, bytes, bytes);
+        ex.flush(); // as Halo::start does (the transpose rounds leave it to end())
         ex.end();
         rt::Driver::get().download(r.data(), recv, 2 * bytes);
         for (std::size_t i = 0; i < n; ++i) {
