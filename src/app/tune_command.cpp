@@ -45,6 +45,7 @@ tuner::SessionOptions session_options(const TuneArgs& a) {
     o.tune.strategy = a.strategies.front();
     o.tune.seed = a.seeds.front();
     o.tune.budget = {a.evals, a.seconds};
+    o.tune.batches_in_flight = a.in_flight;
     o.total = {a.total_evals, a.total_seconds};
     o.out_dir = a.out_dir;
     o.journal_dir = a.journal_dir;
@@ -189,6 +190,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
     t->add_flag("--cold-cache", a.cold_cache,
                 "compile every candidate anew, in memory (no compile cache): to compare "
                 "strategies' wall time");
+    t->add_option("--in-flight", a.in_flight,
+                  "batches of candidates compiled ahead of the strategy (default 2): more keep "
+                  "the compile threads busy while a batch waits for its slowest compile")
+        ->check(CLI::Range(2, 16));
     t->add_option("--time", a.seconds, "wall seconds per kernel (0: no limit)")
         ->check(CLI::NonNegativeNumber);
     t->add_option("--evals", a.evals, "evaluations per kernel (0: no limit)");

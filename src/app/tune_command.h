@@ -24,6 +24,7 @@ struct TuneArgs {
     std::string out_dir, journal_dir, plot;
     bool from_default = false, tolerant = false, no_journal = false;
     bool cold_cache = false; // every tune compiles from nothing (strategy comparisons)
+    size_t in_flight = 2;    // batches asked before the oldest is told (tuner/tune.h)
 };
 
 CLI::App* add_tune_command(CLI::App& app, TuneArgs& args);

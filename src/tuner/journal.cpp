@@ -45,17 +45,20 @@ Status status_from_name(const std::string& s) {
 json header_json(const JournalHeader& h, const rt::ConfigSpace& space) {
     json params = json::array();
     for (const auto& p : space.params()) params.push_back(p.name);
-    return {{"type", "squall-tune-journal"},
-            {"version", 1},
-            {"key", h.key},
-            {"problem", h.problem.extent},
-            {"device", h.device},
-            {"strategy", h.strategy},
-            {"seed", h.seed},
-            {"batch", h.batch},
-            {"definition", h.definition},
-            {"capture_hash", h.capture_hash},
-            {"params", params}};
+    json j = {{"type", "squall-tune-journal"},
+              {"version", 1},
+              {"key", h.key},
+              {"problem", h.problem.extent},
+              {"device", h.device},
+              {"strategy", h.strategy},
+              {"seed", h.seed},
+              {"batch", h.batch},
+              {"definition", h.definition},
+              {"capture_hash", h.capture_hash},
+              {"params", params}};
+    // Only when it is not the default, so that journals from before it still resume.
+    if (h.in_flight != 2) j["in_flight"] = h.in_flight;
+    return j;
 }
 
 } // namespace

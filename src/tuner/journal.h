@@ -56,6 +56,7 @@ struct JournalHeader {
     size_t batch = 0;
     std::string definition;   // hash of the kernel definition (sources included)
     std::string capture_hash; // the captured data; a change only warns
+    size_t in_flight = 2;     // TuneOptions::batches_in_flight (in the file when not 2)
 };
 
 class Journal {

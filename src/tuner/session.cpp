@@ -91,7 +91,8 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
                     to.seed,
                     default_batch(to),
                     rt::hex64(rt::hash64(c.kernel.dump())),
-                    data_hash};
+                    data_hash,
+                    to.batches_in_flight};
     std::unique_ptr<Journal> journal;
     if (o_.journal_dir.empty()) {
         journal = std::make_unique<Journal>(def.space(), h);

@@ -316,11 +316,11 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
                              std::vector<char>(n_slots, 0), n_slots});
         return true;
     };
-    // Two batches in flight: the strategy proposes the next while one is measured. Any
-    // ready slot of either is measured (the oldest first), so that one slow compile (deep
-    // unrolled tiles take up to 14 s) holds up neither the GPU nor the other batch; the
-    // strategy is told a batch, in the order asked, once all of it is done, so what it is
-    // asked and told does not depend on compile times.
+    // Two batches (or more) in flight: the strategy proposes the next while one is
+    // measured. Any ready slot of any is measured (the oldest first), so that one slow
+    // compile (deep unrolled tiles take up to 14 s) holds up neither the GPU nor the other
+    // batches; the strategy is told a batch, in the order asked, once all of it is done, so
+    // what it is asked and told does not depend on compile times.
     // A slot can be measured once compiled (or from the journal); one of a program measured
     // before once that measurement is done.
     const auto ready = [&](const Slot& s) {
@@ -329,7 +329,7 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
                s.compiled.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     };
     for (;;) {
-        while (in_flight.size() < 2 && ask_batch()) {
+        while (in_flight.size() < std::max<size_t>(2, o.batches_in_flight) && ask_batch()) {
         }
         if (in_flight.empty()) break;
         if (in_flight.front().left == 0) {

@@ -2,9 +2,10 @@
 // measured one at a time on the measuring thread, every result in the journal, and the
 // leading candidates measured again before the winner is chosen.
 //
-// The schedule is fixed: ask a batch, compile it while the batch before it is measured,
-// tell the measured batch in order, ask the next. So for one seed the same measurements
-// give the same search, and a resumed tune (journal.h) repeats an interrupted one.
+// The schedule is fixed: ask batches until `batches_in_flight` are out, compile them while
+// the oldest is measured, tell the oldest in order once all of it is measured, ask the
+// next. So for one seed the same measurements give the same search, and a resumed tune
+// (journal.h) repeats an interrupted one.
 #pragma once
 
 #include "tuner/journal.h"
@@ -63,7 +64,11 @@ struct TuneOptions {
     std::string strategy = "local";
     uint64_t seed = 1;
     Budget budget{0, 30};
-    size_t batch = 0;             // candidates per batch; 0: twice the compile threads
+    size_t batch = 0; // candidates per batch; 0: twice the compile threads
+    // Batches asked before the oldest is told (at least 2): more keep the compile threads
+    // busy while one batch waits for its slowest compile, at the price of a strategy that
+    // proposes from older results.
+    size_t batches_in_flight = 2;
     unsigned compile_threads = 0; // 0: hardware concurrency
     // With compile_threads 0: compile on the process's workers (hardware concurrency) and
     // leave the evaluator's detached_prepare jobs still running at the end to finish beside

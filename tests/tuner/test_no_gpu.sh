@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # squall tune without a GPU: a non-zero exit and a message that says so, for a case and
 # for capture files (CUDA_VISIBLE_DEVICES= hides any GPU this machine has); a case with
-# several strategies or seeds, or --cold-cache, is refused, and so is a malformed
-# SQUALL_COMPILE_PROCESSES.
+# several strategies or seeds, or --cold-cache, is refused, and so are a malformed
+# SQUALL_COMPILE_PROCESSES and fewer than two batches in flight.
 set -u
 squall=$1 case_file=$2
 tmp=$(mktemp -d)
@@ -25,5 +25,9 @@ done
 out=$(SQUALL_COMPILE_PROCESSES=many "$squall" tune --case "$case_file" --out "$tmp/w" 2>&1)
 [ $? -ne 0 ] && grep -q "SQUALL_COMPILE_PROCESSES='many'" <<<"$out" ||
     fail "SQUALL_COMPILE_PROCESSES=many was not refused: $out"
+# Fewer than two batches in flight is refused, naming the option.
+out=$("$squall" tune --case "$case_file" --in-flight 1 --out "$tmp/w" 2>&1)
+[ $? -ne 0 ] && grep -q -- "--in-flight" <<<"$out" ||
+    fail "squall tune --in-flight 1 was not refused: $out"
 [ ! -e "$tmp/w" ] || fail "a wisdom directory was written"
 echo PASS

@@ -64,8 +64,8 @@ private:
 };
 
 JournalHeader header_of(const Case& c, const TuneOptions& o) {
-    return {"advec_u_2i5_double", "synthetic", o.strategy, c.problem, o.seed,
-            default_batch(o),     "def",       "data"};
+    return {"advec_u_2i5_double", "synthetic", o.strategy, c.problem,          o.seed,
+            default_batch(o),     "def",       "data",     o.batches_in_flight};
 }
 
 TuneOptions options(size_t evals) {
@@ -235,32 +235,48 @@ struct Timed : SyntheticEvaluator {
     std::vector<rt::Config> order;
 };
 
-// One slow compile in a batch holds up neither the GPU nor the next batch: while it
-// compiles, the next batch is compiled and measured.
-TEST(Tune, ASlowCompileHoldsUpNeitherTheGpuNorTheNextBatch) {
+// Where the first batch's first candidate after the default comes in the measuring
+// order when its compile is slow (the search's own proposals, found in a run with no
+// compile slow); the others compile at once.
+long measured_at_when_the_first_compiles_slowly(const TuneOptions& o) {
     const Case& c = cases()[0];
-    const TuneOptions o = options(40); // batches of 8
-    // The first batch, as the same search proposes it with no compile slow.
     Timed plain(c, [](const rt::Config&) { return false; });
     Journal j0(c.space(), header_of(c, o));
     tune(c.space(), c.problem, c.device, plain, j0, o);
-    ASSERT_GE(plain.order.size(), 17u);
+    if (plain.order.size() < 2) return -1;
     const rt::Config first = plain.order[1];
-
     Timed ev(c, [&](const rt::Config& cfg) { return cfg == first; });
     Journal j(c.space(), header_of(c, o));
     tune(c.space(), c.problem, c.device, ev, j, o);
-    const auto at = std::find(ev.order.begin(), ev.order.end(), first) - ev.order.begin();
+    return std::find(ev.order.begin(), ev.order.end(), first) - ev.order.begin();
+}
+
+// One slow compile in a batch holds up neither the GPU nor the next batch: while it
+// compiles, the next batch is compiled and measured.
+TEST(Tune, ASlowCompileHoldsUpNeitherTheGpuNorTheNextBatch) {
+    const long at = measured_at_when_the_first_compiles_slowly(options(40)); // batches of 8
     // The default, then the first batch's seven others; the second batch's eight came
     // before the slow one (a batch at a time, it would come ninth).
     EXPECT_GE(at, 16) << "measured " << at << "th";
 }
 
+// With three batches in flight, the second and third are compiled and measured while the
+// first one's slow compile runs.
+TEST(Tune, AThirdBatchInFlightKeepsTheGpuBusyPastASlowCompile) {
+    TuneOptions o = options(60);
+    o.batches_in_flight = 3;
+    const long at = measured_at_when_the_first_compiles_slowly(o);
+    // The default and 7 + 8 + 8 others before it (with two in flight: 16 at most).
+    EXPECT_GE(at, 24) << "measured " << at << "th";
+}
+
 // The strategy is told each batch in the order asked, whatever the compile times: the
-// same seed measures the same configurations and picks the same winner.
-TEST(Tune, CompileTimesDoNotChangeTheSearch) {
+// same seed measures the same configurations and picks the same winner, with two batches
+// in flight or more.
+void check_compile_times_do_not_change_the_search(size_t in_flight) {
     const Case& c = cases()[0];
-    const TuneOptions o = options(60);
+    TuneOptions o = options(60);
+    o.batches_in_flight = in_flight;
     Timed fast(c, [](const rt::Config&) { return false; });
     Timed uneven(c, [&](const rt::Config& cfg) {
         return std::hash<std::string>()(c.space().format(cfg)) % 4 == 0;
@@ -277,6 +293,10 @@ TEST(Tune, CompileTimesDoNotChangeTheSearch) {
     }
     EXPECT_EQ(seen[0], seen[1]);
     EXPECT_EQ(best[0], best[1]);
+}
+
+TEST(Tune, CompileTimesDoNotChangeTheSearch) {
+    for (const size_t in_flight : {2, 4}) check_compile_times_do_not_change_the_search(in_flight);
 }
 
 // With detach_compiles, a tune does not wait for the detached compiles still running at
@@ -364,9 +384,10 @@ TEST(Tune, FailingDefaultIsAnError) {
 
 // Stopped midway by a lost machine, then resumed from the journal: the same final record
 // as an uninterrupted tune with the same seed, and nothing measured twice.
-TEST(Tune, ResumesFromTheJournal) {
+void check_resume(size_t in_flight) {
     const Case& c = cases()[0];
-    const TuneOptions o = options(150);
+    TuneOptions o = options(150);
+    o.batches_in_flight = in_flight;
     TempDir dir;
 
     SyntheticEvaluator whole(c);
@@ -413,6 +434,13 @@ TEST(Tune, ResumesFromTheJournal) {
     EXPECT_EQ(third.measured, 0u);
 }
 
+TEST(Tune, ResumesFromTheJournal) {
+    for (const size_t in_flight : {2, 3}) {
+        SCOPED_TRACE(::testing::Message() << in_flight << " batches in flight");
+        check_resume(in_flight);
+    }
+}
+
 TEST(Journal, AnotherTunesJournalIsMovedAside) {
     const Case& c = cases()[0];
     TempDir dir;
@@ -426,6 +454,18 @@ TEST(Journal, AnotherTunesJournalIsMovedAside) {
     o.seed = 8; // another search
     Journal j(c.space(), header_of(c, o), path);
     EXPECT_TRUE(j.recorded().empty());
+    EXPECT_TRUE(fs::exists(path + ".old"));
+    // So is a tune with more batches in flight (another order of asks and tells).
+    o.seed = 7;
+    {
+        SyntheticEvaluator ev(c);
+        Journal j2(c.space(), header_of(c, o), path);
+        tune(c.space(), c.problem, c.device, ev, j2, o);
+    }
+    fs::remove(path + ".old");
+    o.batches_in_flight = 3;
+    Journal j3(c.space(), header_of(c, o), path);
+    EXPECT_TRUE(j3.recorded().empty());
     EXPECT_TRUE(fs::exists(path + ".old"));
 }
 
