@@ -43,7 +43,8 @@ def parse():
     p.add_argument("--target", type=int, default=3000)
     p.add_argument("--combos", default="512:double,512:float,256:double,256:float")
     p.add_argument("--kernels", default="advec_u_2i5,diff_uvw_smag")
-    p.add_argument("--strategies", default="random,local,annealing,forest")
+    p.add_argument("--strategies", default="random,local,annealing,forest",
+                   help="comma list; NAME:N runs NAME with N batches in flight (--in-flight)")
     p.add_argument("--seeds", default="1,2,3")
     p.add_argument("--report", default="")
     p.add_argument("--pack", default="", help="at the end, the state directory as this .tgz")
@@ -136,8 +137,10 @@ class Matrix:
         kernels = [f"{k}_{precision}" for k in self.a.kernels.split(",")]
         grid = f"{size}x{size}x{size}"
         strategies, seeds = self.a.strategies.split(","), self.a.seeds.split(",")
+        # NAME:N is strategy NAME with N batches in flight; squall journals it as NAME-ifN.
+        label = lambda s: s.replace(":", "-if")
         missing = [(k, s, n) for k in kernels for s in strategies for n in seeds
-                   if not os.path.exists(self.stored("strategies", f"{k}_{grid}_{s}_s{n}"))]
+                   if not os.path.exists(self.stored("strategies", f"{k}_{grid}_{label(s)}_s{n}"))]
         short = [k for k in kernels if self.evaluations(k, grid) < self.a.target]
         if not missing and not short:
             return
@@ -161,14 +164,16 @@ class Matrix:
             runs = [(s, n) for k, s, n in missing if k == key]
             sec = self.seconds_for(key)
             for s in strategies:
+                name, _, in_flight = s.partition(":")
+                flight = ["--in-flight", in_flight] if in_flight else []
                 # As many seeds as fit before the deadline (a run cut off is lost).
                 fit = int((self.left() - 30) // (sec + 5))
                 seeds_left = [n for s2, n in runs if s2 == s][:max(0, fit)]
                 if not seeds_left:
                     continue
-                self.tune(c, "strategies", [f"{key}_{grid}_{s}_s{n}" for n in seeds_left],
-                          ["--strategy", s, "--seed", ",".join(seeds_left), "--time", str(sec),
-                           "--from-default", "--cold-cache"], os.path.join(self.tmp, "unused"))
+                self.tune(c, "strategies", [f"{key}_{grid}_{label(s)}_s{n}" for n in seeds_left],
+                          ["--strategy", name, "--seed", ",".join(seeds_left), "--time", str(sec),
+                           "--from-default", "--cold-cache"] + flight, os.path.join(self.tmp, "unused"))
             # Top-ups: annealing with fresh seeds, as many runs as the evaluations still
             # missing need at TOP_UP_RATE, in one process (the capture loaded once). Not
             # random: its samples include the largest tiles, whose compiles take up to 14 s,

@@ -47,7 +47,8 @@ def main():
                "rejected": rejected, "best_config": best_eval["config"], "found_by": best_name,
                "strategies": {}}
         for head, evals, _ in group:
-            s = row["strategies"].setdefault(head["strategy"], {"to_5pct_s": [], "end_ratio": [], "evals": []})
+            label = head["strategy"] + (f"-if{head['in_flight']}" if "in_flight" in head else "")
+            s = row["strategies"].setdefault(label, {"to_5pct_s": [], "end_ratio": [], "evals": []})
             so_far, reached = math.inf, math.inf
             for e in evals:
                 if e["status"] == "ok":

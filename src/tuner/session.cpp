@@ -97,8 +97,11 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
     if (o_.journal_dir.empty()) {
         journal = std::make_unique<Journal>(def.space(), h);
     } else {
-        const std::string path = fmt::format("{}/{}_{}_{}_s{}.jsonl", o_.journal_dir, def.key(),
-                                             problem_text(p), to.strategy, to.seed);
+        // Another number of batches in flight is another search: a journal of its own.
+        const std::string in_flight =
+            to.batches_in_flight != 2 ? fmt::format("-if{}", to.batches_in_flight) : "";
+        const std::string path = fmt::format("{}/{}_{}_{}{}_s{}.jsonl", o_.journal_dir, def.key(),
+                                             problem_text(p), to.strategy, in_flight, to.seed);
         journal = std::make_unique<Journal>(def.space(), h, path);
         journals_.push_back(path);
     }
