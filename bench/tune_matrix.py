@@ -138,7 +138,7 @@ class Matrix:
         grid = f"{size}x{size}x{size}"
         strategies, seeds = self.a.strategies.split(","), self.a.seeds.split(",")
         # NAME:N is strategy NAME with N batches in flight; squall journals it as NAME-ifN.
-        label = lambda s: s.replace(":", "-if")
+        label = lambda s: s.partition(":")[0] if s.partition(":")[2] in ("", "2") else s.replace(":", "-if")
         missing = [(k, s, n) for k in kernels for s in strategies for n in seeds
                    if not os.path.exists(self.stored("strategies", f"{k}_{grid}_{label(s)}_s{n}"))]
         short = [k for k in kernels if self.evaluations(k, grid) < self.a.target]

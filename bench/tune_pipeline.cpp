@@ -15,6 +15,9 @@
 //                      [--threads 16] [--seconds 30] [--scale 0.1] [--in-flight 2,3,4]
 //                      [--seeds 1,2,3] [--compile-base 0.5] [--measure 0.01]
 // --scale shrinks every sleep and the budget alike; the figures are in unscaled seconds.
+// Not scaled: the strategy's own CPU time and the measuring thread's 200 us polls, so a
+// small scale overstates them (forest's model most). The wall time includes the
+// finalists' measurements, and the GPU wait the default's compile, for every N alike.
 #include "tests/tuner/synthetic.h"
 #include "tuner/journal.h"
 #include "tuner/tune.h"
@@ -55,8 +58,13 @@ std::vector<T> list(const std::string& text) {
 
 Args parse(int argc, char** argv) {
     Args a;
-    for (int n = 1; n + 1 < argc; n += 2) {
-        const std::string k = argv[n], v = argv[n + 1];
+    for (int n = 1; n < argc; n += 2) {
+        const std::string k = argv[n];
+        if (n + 1 == argc) {
+            std::fprintf(stderr, "tune_pipeline: %s needs a value\n", k.c_str());
+            std::exit(2);
+        }
+        const std::string v = argv[n + 1];
         if (k == "--kernel")
             a.kernel = v;
         else if (k == "--strategy")
@@ -79,6 +87,10 @@ Args parse(int argc, char** argv) {
             std::fprintf(stderr, "tune_pipeline: unknown option %s\n", k.c_str());
             std::exit(2);
         }
+    }
+    if (a.seeds.empty() || a.in_flight.empty() || !(a.scale > 0)) {
+        std::fprintf(stderr, "tune_pipeline: give at least one seed and batch count, scale > 0\n");
+        std::exit(2);
     }
     return a;
 }

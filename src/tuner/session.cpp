@@ -75,6 +75,7 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
     setup_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     TuneOptions to = o_.tune;
+    to.batches_in_flight = std::max<size_t>(2, to.batches_in_flight); // as tune() runs it
     to.budget.seconds = kernel_seconds(to.budget.seconds, o_.total.seconds,
                                        o_.total.seconds - elapsed(), still_to_come);
     if (o_.total.evaluations > 0)

@@ -328,9 +328,14 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         return !s.compiled.valid() ||
                s.compiled.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     };
+    // Asks happen at the start and after each tell, never in between: a strategy asked
+    // again while nothing changed may draw random numbers for nothing, so asking on every
+    // pass would let compile times change the search.
+    const size_t batches_in_flight = std::max<size_t>(2, o.batches_in_flight);
+    bool may_ask = true;
     for (;;) {
-        while (in_flight.size() < std::max<size_t>(2, o.batches_in_flight) && ask_batch()) {
-        }
+        while (may_ask && in_flight.size() < batches_in_flight) may_ask = ask_batch();
+        may_ask = false;
         if (in_flight.empty()) break;
         if (in_flight.front().left == 0) {
             for (const auto& e : in_flight.front().done)
@@ -338,6 +343,7 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
                     strategy->tell(e->config, e->status == Status::ok ? std::optional(e->seconds)
                                                                       : std::nullopt);
             in_flight.pop_front();
+            may_ask = true;
             if (time_up()) break;
             continue;
         }

@@ -27,7 +27,7 @@ out=$(SQUALL_COMPILE_PROCESSES=many "$squall" tune --case "$case_file" --out "$t
     fail "SQUALL_COMPILE_PROCESSES=many was not refused: $out"
 # Fewer than two batches in flight is refused, naming the option.
 out=$("$squall" tune --case "$case_file" --in-flight 1 --out "$tmp/w" 2>&1)
-[ $? -ne 0 ] && grep -q -- "--in-flight" <<<"$out" ||
+[ $? -ne 0 ] && grep -q -- "--in-flight: Value 1 not in range" <<<"$out" ||
     fail "squall tune --in-flight 1 was not refused: $out"
 [ ! -e "$tmp/w" ] || fail "a wisdom directory was written"
 echo PASS

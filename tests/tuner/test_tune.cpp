@@ -395,7 +395,16 @@ void check_resume(size_t in_flight) {
     const TuneResult uninterrupted = tune(c.space(), c.problem, c.device, whole, jw, o);
 
     const std::string path = (dir.path / "resumed.jsonl").string();
-    SyntheticEvaluator first(c);
+    // Uneven compiles, so that later batches are measured (and journaled) before the
+    // oldest is told, as on a real machine.
+    struct Uneven : SyntheticEvaluator {
+        using SyntheticEvaluator::SyntheticEvaluator;
+        std::string prepare(const rt::Config& cfg) override {
+            if (std::hash<std::string>()(cases()[0].space().format(cfg)) % 3 == 0)
+                std::this_thread::sleep_for(std::chrono::milliseconds(15));
+            return SyntheticEvaluator::prepare(cfg);
+        }
+    } first(c);
     first.crash_after = 61;
     {
         Journal j(c.space(), header_of(c, o), path);
