@@ -289,9 +289,11 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
         std::vector<Slot> slots;
         for (rt::Config& c : strategy->ask(n)) {
             Slot s{std::move(c), {}, {}, false};
+            // A journaled candidate takes its journal entry, but its program still answers
+            // later candidates that share it, as it did in the run that journaled it.
             const bool journaled = journal.find(s.config) != nullptr;
-            if (!journaled) s.program = evaluator.fingerprint(s.config);
-            if (s.program) s.same_program = !asked_programs.insert(*s.program).second;
+            s.program = evaluator.fingerprint(s.config);
+            if (s.program) s.same_program = !asked_programs.insert(*s.program).second && !journaled;
             if (!journaled && !s.same_program) {
                 std::function<std::string()> job;
                 if (!own_pool) job = evaluator.detached_prepare(s.config);

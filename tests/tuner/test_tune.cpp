@@ -391,6 +391,7 @@ void check_resume(size_t in_flight) {
     TempDir dir;
 
     SyntheticEvaluator whole(c);
+    whole.programs = true; // configurations that share a program share a measurement
     Journal jw(c.space(), header_of(c, o), (dir.path / "whole.jsonl").string());
     const TuneResult uninterrupted = tune(c.space(), c.problem, c.device, whole, jw, o);
 
@@ -405,6 +406,7 @@ void check_resume(size_t in_flight) {
             return SyntheticEvaluator::prepare(cfg);
         }
     } first(c);
+    first.programs = true;
     first.crash_after = 61;
     {
         Journal j(c.space(), header_of(c, o), path);
@@ -413,6 +415,7 @@ void check_resume(size_t in_flight) {
     // A killed process may leave its last line cut short.
     { std::ofstream(path, std::ios::app) << "{\"n\":61,\"config\":{\"blo"; }
     SyntheticEvaluator second(c);
+    second.programs = true;
     Journal j(c.space(), header_of(c, o), path);
     const size_t kept = j.recorded().size(); // 61 measured, and the failed compiles
     EXPECT_GT(kept, 61u);
