@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
             o.batches_in_flight = in_flight;
             o.full_budget_above = 0;
             Journal j(c->space(), {c->kernel, "modelled", o.strategy, c->problem, seed,
-                                   default_batch(o), "def", "data", in_flight});
+                                   default_batch(o), "def", "data", batches_in_flight(o)});
             const TuneResult r = tune(c->space(), c->problem, c->device, ev, j, o);
             const double search = r.wall; // scaled seconds
             rate.push_back(double(r.evaluations) / (search / a.scale));

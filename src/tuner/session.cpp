@@ -75,7 +75,6 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
     setup_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     TuneOptions to = o_.tune;
-    to.batches_in_flight = std::max<size_t>(2, to.batches_in_flight); // as tune() runs it
     to.budget.seconds = kernel_seconds(to.budget.seconds, o_.total.seconds,
                                        o_.total.seconds - elapsed(), still_to_come);
     if (o_.total.evaluations > 0)
@@ -93,14 +92,13 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
                     default_batch(to),
                     rt::hex64(rt::hash64(c.kernel.dump())),
                     data_hash,
-                    to.batches_in_flight};
+                    batches_in_flight(to)};
     std::unique_ptr<Journal> journal;
     if (o_.journal_dir.empty()) {
         journal = std::make_unique<Journal>(def.space(), h);
     } else {
         // Another number of batches in flight is another search: a journal of its own.
-        const std::string in_flight =
-            to.batches_in_flight != 2 ? fmt::format("-if{}", to.batches_in_flight) : "";
+        const std::string in_flight = h.in_flight != 2 ? fmt::format("-if{}", h.in_flight) : "";
         const std::string path = fmt::format("{}/{}_{}_{}{}_s{}.jsonl", o_.journal_dir, def.key(),
                                              problem_text(p), to.strategy, in_flight, to.seed);
         journal = std::make_unique<Journal>(def.space(), h, path);

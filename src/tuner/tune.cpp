@@ -147,6 +147,10 @@ size_t default_batch(const TuneOptions& o) {
     return o.batch ? o.batch : 2 * size_t(threads_of(o));
 }
 
+size_t batches_in_flight(const TuneOptions& o) {
+    return std::max<size_t>(2, o.batches_in_flight);
+}
+
 TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
                 const rt::DeviceInfo& device, Evaluator& evaluator, Journal& journal,
                 const TuneOptions& o) {
@@ -333,10 +337,10 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     // Asks happen at the start and after each tell, never in between: a strategy asked
     // again while nothing changed may draw random numbers for nothing, so asking on every
     // pass would let compile times change the search.
-    const size_t batches_in_flight = std::max<size_t>(2, o.batches_in_flight);
+    const size_t most_in_flight = batches_in_flight(o);
     bool may_ask = true;
     for (;;) {
-        while (may_ask && in_flight.size() < batches_in_flight) may_ask = ask_batch();
+        while (may_ask && in_flight.size() < most_in_flight) may_ask = ask_batch();
         may_ask = false;
         if (in_flight.empty()) break;
         if (in_flight.front().left == 0) {

@@ -111,6 +111,8 @@ void wait_for_detached_compiles();
 
 // The batch size a tune uses by default.
 size_t default_batch(const TuneOptions& o);
+// The batches in flight a tune runs with: batches_in_flight, at least 2.
+size_t batches_in_flight(const TuneOptions& o);
 
 // Throws JournalError, std::invalid_argument (an unknown strategy) and whatever the
 // evaluator throws for a reason that is not the candidate's (a lost device). No valid

@@ -64,8 +64,8 @@ private:
 };
 
 JournalHeader header_of(const Case& c, const TuneOptions& o) {
-    return {"advec_u_2i5_double", "synthetic", o.strategy, c.problem,          o.seed,
-            default_batch(o),     "def",       "data",     o.batches_in_flight};
+    return {"advec_u_2i5_double", "synthetic", o.strategy, c.problem,           o.seed,
+            default_batch(o),     "def",       "data",     batches_in_flight(o)};
 }
 
 TuneOptions options(size_t evals) {
