@@ -24,9 +24,11 @@ Halo<T>::Halo(const GridDims& d, const Decomposition& decomp, bool on_device)
         send_.assign(2 * n, T(0), on_device);
         recv_.assign(2 * n, T(0), on_device);
         // The kernels run on the legacy default stream, the transfers on one of their own.
+        // Kept only when it moves the blocks device to device (else staged through MPI).
         if (on_device)
             direct_ = std::make_unique<DeviceExchange>(decomp.comm, recv_.device(),
                                                        DeviceExchange::OwnStream{});
+        if (direct_ && !direct_->direct()) direct_.reset();
     }
 }
 
@@ -43,7 +45,7 @@ Halo<T>::~Halo() {
     }
     // Unwinding (the run is failing): the peers may never send, so the receives are
     // cancelled rather than waited for, before their buffers go.
-    if (direct_ && direct_->direct()) {
+    if (direct_) {
         direct_->abandon();
         return;
     }
@@ -176,7 +178,7 @@ void Halo<T>::post_round(Pending& p, int lo, int hi, int tag, bool host_waits) c
     if (host_waits) rt::Driver::get().synchronize();
     const CommTime::Scope timed(CommKind::halo);
     const int n = p.n;
-    if (direct_ && direct_->direct()) {
+    if (direct_) {
         // My low half lands in lo's high half (I am its hi neighbour) and vice versa.
         // Blocks between two ranks pair up in order, so with lo == hi (two ranks along
         // the direction) the high half goes first, matching the receiver's low half.
@@ -197,7 +199,7 @@ void Halo<T>::post_round(Pending& p, int lo, int hi, int tag, bool host_waits) c
 template <typename T>
 void Halo<T>::wait_round(Pending& p) const {
     const CommTime::Scope timed(CommKind::halo); // the wait the overlap did not hide
-    if (direct_ && direct_->direct()) {
+    if (direct_) {
         direct_->end();
         return;
     }

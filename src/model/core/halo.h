@@ -50,7 +50,7 @@ private:
     // Send and receive buffers: two directions each, sized for kcells levels. The kernels
     // write the device ones when on_device; MPI always uses the host copies.
     mutable DeviceArray<T> send_, recv_;
-    std::unique_ptr<DeviceExchange> direct_; // device to device (when direct()); after recv_
+    std::unique_ptr<DeviceExchange> direct_; // device to device, else null; after recv_
     // An exchange started and not finished: its array and its messages.
     struct Pending {
         T* a;
