@@ -423,7 +423,10 @@ bool fused_tendencies_available(const Config& c) {
 }
 
 bool runs_fused_tendencies(const Config& c) {
-    return c.tendencies == Tendencies::fused && fused_tendencies_available(c);
+    if (!fused_tendencies_available(c)) return false;
+    if (c.tendencies == Tendencies::automatic) // measured faster: 2i5 with smag2 on the GPU
+        return c.backend == Backend::gpu && c.advec == AdvecScheme::second_i5;
+    return c.tendencies == Tendencies::fused;
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {

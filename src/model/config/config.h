@@ -150,8 +150,10 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
 // Whether the fused tendency kernels cover the case: 2i5 advection with Smagorinsky
 // diffusion or 2 with constant diffusion, and a buoyancy (the momentum kernels add it to w).
 bool fused_tendencies_available(const Config& c);
-// Whether a run of the case uses them: model.tendencies fused where they apply (auto runs
-// the separate kernels on both backends, docs/performance.md).
+// Whether a run of the case uses them, where they apply: model.tendencies fused, or auto with
+// 2i5 and smag2 on the GPU backend, where they were measured faster; auto runs the separate
+// kernels on the CPU, where they are slower, and for the DNS pair, which has no GPU figure
+// yet (docs/performance.md). An unresolved backend counts as the CPU.
 bool runs_fused_tendencies(const Config& c);
 
 // Choose or check the MPI decomposition for `nprocs` ranks. npx/npy == 0 means

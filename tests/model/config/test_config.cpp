@@ -537,3 +537,26 @@ TEST(Config, ShippedCasesLoad) {
             }
     if (n == 0) GTEST_SKIP() << "no cases/*.yaml yet";
 }
+
+// model.tendencies: auto is fused for 2i5 with smag2 on the GPU backend and separate on the
+// CPU (or an unresolved backend); neither runs the fused kernels where they do not apply.
+TEST(Config, TendenciesAutoPicksPerBackend) {
+    Config c = load_config((fs::path(SQUALL_SOURCE_DIR) / "cases" / "drycbl.yaml").string());
+    ASSERT_TRUE(fused_tendencies_available(c));
+    auto runs = [&](Tendencies t, Backend b) {
+        c.tendencies = t, c.backend = b;
+        return runs_fused_tendencies(c);
+    };
+    EXPECT_TRUE(runs(Tendencies::automatic, Backend::gpu));
+    EXPECT_FALSE(runs(Tendencies::automatic, Backend::cpu));
+    EXPECT_FALSE(runs(Tendencies::automatic, Backend::automatic));
+    EXPECT_TRUE(runs(Tendencies::fused, Backend::cpu));
+    EXPECT_FALSE(runs(Tendencies::separate, Backend::gpu));
+    c.advec = AdvecScheme::second; // 2 with smag2: no fused kernel
+    EXPECT_FALSE(runs(Tendencies::automatic, Backend::gpu));
+    EXPECT_FALSE(runs(Tendencies::fused, Backend::gpu));
+    c.diff = DiffType::constant; // the DNS pair: fused only when asked for (no GPU figure)
+    ASSERT_TRUE(fused_tendencies_available(c));
+    EXPECT_FALSE(runs(Tendencies::automatic, Backend::gpu));
+    EXPECT_TRUE(runs(Tendencies::fused, Backend::gpu));
+}

@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include "model/config/config.h"
@@ -50,17 +51,24 @@ std::map<std::string, int> gather_counts(const std::vector<std::string>& mine, i
     return counts;
 }
 
-TEST(GpuCapture, EveryKernelOfARunIsCapturedAndReplaysBitwise) {
+// One run with model.tendencies = TENDENCIES: fused (what auto runs on the GPU) or separate.
+// The runtime reads SQUALL_CAPTURE once and captures each instance once per process, so a
+// process runs one of these tests (ctest gives each its own, by filter).
+void capture_and_replay(const std::string& tendencies) {
+    static bool ran = false;
+    if (std::exchange(ran, true)) GTEST_SKIP() << "one capture run per process";
     int rank = 0, nprocs = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     long pid = long(getpid());
     MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    const fs::path dir = fs::temp_directory_path() / ("squall_capture_run_" + std::to_string(pid));
+    const fs::path dir = fs::temp_directory_path() /
+                         ("squall_capture_run_" + tendencies + "_" + std::to_string(pid));
     // A small, non-cubic drycbl: LES, surface layer, sponge, all of a step's kernels.
-    Config cfg = load_config(std::string(SQUALL_SOURCE_DIR) + "/cases/drycbl.yaml",
-                             {"grid.itot=16", "grid.jtot=12", "grid.ktot=20",
-                              "output.stats_every=0", "output.status_every=1000"});
+    Config cfg =
+        load_config(std::string(SQUALL_SOURCE_DIR) + "/cases/drycbl.yaml",
+                    {"grid.itot=16", "grid.jtot=12", "grid.ktot=20", "output.stats_every=0",
+                     "output.status_every=1000", "model.tendencies=" + tendencies});
     cfg.backend = Backend::gpu;
     if (rank == 0) fs::remove_all(dir);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -118,17 +126,16 @@ TEST(GpuCapture, EveryKernelOfARunIsCapturedAndReplaysBitwise) {
         // Every form of kernel is among them (names or name prefixes). One rank wraps both
         // periodic axes and solves the pressure in one piece; several exchange the split
         // axis's halos through packed buffers and solve on pencils.
-        std::vector<std::string> forms = {"advec_u_2i5_double",
-                                          "diff_uvw_smag_double",
-                                          "rk_update_double",
-                                          "pres_out_rk_double",
-                                          "halo_wrap_",
-                                          "ghost_bottom_double",
-                                          "surface_most_double",
-                                          "cfl_double",
-                                          "diag_ke_dz_double",
-                                          "reduce_final_max_double",
-                                          "reduce_final_sum_double"};
+        std::vector<std::string> forms = {
+            "rk_update_double",    "pres_out_rk_double",      "halo_wrap_",
+            "ghost_bottom_double", "surface_most_double",     "cfl_double",
+            "diag_ke_dz_double",   "reduce_final_max_double", "reduce_final_sum_double"};
+        if (tendencies == "fused")
+            forms.insert(forms.end(), {"tend_uvw_2i5_smag_double", "tend_s_2i5_smag_double",
+                                       "strain_evisc_smag_double"});
+        else
+            forms.insert(forms.end(), {"advec_u_2i5_double", "advec_s_2i5_double",
+                                       "diff_uvw_smag_double", "strain2_double"});
         if (nprocs == 1)
             forms.insert(forms.end(),
                          {"halo_wrap_x_double", "halo_wrap_y_double", "pressure_pack_double",
@@ -150,6 +157,14 @@ TEST(GpuCapture, EveryKernelOfARunIsCapturedAndReplaysBitwise) {
     }
     rt::set_log_sink(nullptr);
     for (const auto& w : warnings) ADD_FAILURE() << "warning during the run: " << w;
+}
+
+TEST(GpuCapture, EveryKernelOfAFusedRunIsCapturedAndReplaysBitwise) {
+    capture_and_replay("fused");
+}
+
+TEST(GpuCapture, EveryKernelOfASeparateRunIsCapturedAndReplaysBitwise) {
+    capture_and_replay("separate");
 }
 
 } // namespace
