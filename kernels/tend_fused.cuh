@@ -5,11 +5,14 @@
 // with constant diffusion, so that the velocities (and evisc, th) are read once for both
 // and each tendency is read and written once instead of twice. store() adds the advection
 // first and the diffusion to that sum, the order of the separate kernels, so the results
-// are bitwise those of the separate launches.
+// are bitwise those of the separate launches. The 2i5 kernels also subtract the sponge's
+// damping (Sponge, timeint.cuh) from levels k >= sponge_kstart, as the sponge kernels would
+// after them, so the damped fields' tendencies take no passes of their own.
 #include "advec.cuh"
 #include "diff.cuh"
 #include "diff_fused.cuh"
 #include "thermo.cuh"
+#include "timeint.cuh"
 
 namespace sq {
 
@@ -24,6 +27,9 @@ struct TendUVW2i5Smag {
     T dxi, dyi, nu, g_over_thref, thref;
     const T *SQ_RESTRICT ufluxbot, *SQ_RESTRICT ufluxtop; // 2-D (ij), nullptr: resolved wall
     const T *SQ_RESTRICT vfluxbot, *SQ_RESTRICT vfluxtop;
+    // The sponge on u and v (null sponge_coef: none).
+    const T *SQ_RESTRICT sponge_coef, *SQ_RESTRICT uref, *SQ_RESTRICT vref;
+    int sponge_kstart;
     int kstart, kend;
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
@@ -35,7 +41,8 @@ struct TendUVW2i5Smag {
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(nu), SQ_ARG(g_over_thref), SQ_ARG(thref));
         d.planes(SQ_ARG(ufluxbot), SQ_ARG(ufluxtop), SQ_ARG(vfluxbot), SQ_ARG(vfluxtop));
-        d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+        d.profiles(SQ_ARG(sponge_coef), SQ_ARG(uref), SQ_ARG(vref));
+        d.scalars(SQ_ARG(sponge_kstart), SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
     }
     // The advection's (its vertical order drops within 3 levels of the walls); the
     // diffusion's 1 lies inside it.
@@ -55,6 +62,9 @@ struct TendUVW2i5Smag {
         return {ut,  vt,  wt, u,        v,        w,        evisc,    dzi,    dzhi, rho, rhoh,
                 dxi, dyi, nu, ufluxbot, ufluxtop, vfluxbot, vfluxtop, kstart, kend, jj,  kk};
     }
+    SQ_HD Sponge<T> sponge_u() const { return {ut, u, uref, sponge_coef, jj, kk}; }
+    SQ_HD Sponge<T> sponge_v() const { return {vt, v, vref, sponge_coef, jj, kk}; }
+    SQ_HD bool damped(int k) const { return sponge_coef && k >= sponge_kstart; }
 
     // The planes traversal's inputs: u, v, w (each the union of what the four kernels read
     // of it, each of which declares it under its own index), evisc (the diffusion's) and
@@ -82,39 +92,48 @@ struct TendUVW2i5Smag {
         return (n == 0 ? ut : n == 1 ? vt : wt) + i + j * jj + k * kk;
     }
 
-    // The two terms apart, so that store() can add them in the separate kernels' order.
+    // The terms apart, so that store() can add them in the separate kernels' order: the
+    // advection, the diffusion, then the sponge's damping subtracted (0 where undamped).
     using Tendencies = typename DiffUVWSmag<T>::Tendencies;
     struct Terms {
         Tendencies advec, diff;
+        T damp_u, damp_v;
     };
     SQ_HD Terms value(int i, int j, int k) const {
+        const bool d = damped(k);
         return {{advec_u().value(i, j, k), advec_v().value(i, j, k),
                  k > kstart ? advec_w().value(i, j, k) : T(0)},
-                diffusion().value(i, j, k)};
+                diffusion().value(i, j, k),
+                d ? sponge_u().damping(u[index3(i, j, k, jj, kk)], k) : T(0),
+                d ? sponge_v().damping(v[index3(i, j, k, jj, kk)], k) : T(0)};
     }
     // value() with accessors for the inputs (the diffusion's indices are this kernel's).
     template <class In>
     SQ_HD Terms value_with(const In& in, int i, int j, int k) const {
         const auto pu = in(0, u), pv = in(1, v), pw = in(2, w);
         const AdvecW2i5Buoy<T> aw = advec_w();
+        const bool d = damped(k);
         return {{advec_u().value_at(pu, pv, pw, i, j, k), advec_v().value_at(pu, pv, pw, i, j, k),
                  k > kstart ? aw.advec().value_at(pu, pv, pw, i, j, k) +
                                   aw.buoyancy().value_at(in(4, th), i, j, k)
                             : T(0)},
-                diffusion().value_with(in, i, j, k)};
+                diffusion().value_with(in, i, j, k),
+                d ? sponge_u().damping(pu[index3(i, j, k, jj, kk)], k) : T(0),
+                d ? sponge_v().damping(pv[index3(i, j, k, jj, kk)], k) : T(0)};
     }
     // store's sums with the outputs read ahead (old).
     SQ_HD void plane_store(int i, int j, int k, const T (&old)[3], const Terms& val) const {
         const int ijk = i + j * jj + k * kk;
-        ut[ijk] = (old[0] + val.advec.u) + val.diff.u;
-        vt[ijk] = (old[1] + val.advec.v) + val.diff.v;
+        T tu = (old[0] + val.advec.u) + val.diff.u, tv = (old[1] + val.advec.v) + val.diff.v;
+        if (damped(k)) tu -= val.damp_u, tv -= val.damp_v;
+        ut[ijk] = tu;
+        vt[ijk] = tv;
         if (k > kstart) wt[ijk] = (old[2] + val.advec.w) + val.diff.w;
     }
     SQ_HD void store(int i, int j, int k, const Terms& val) const {
         const int ijk = i + j * jj + k * kk;
-        ut[ijk] = (ut[ijk] + val.advec.u) + val.diff.u;
-        vt[ijk] = (vt[ijk] + val.advec.v) + val.diff.v;
-        if (k > kstart) wt[ijk] = (wt[ijk] + val.advec.w) + val.diff.w;
+        const T old[3] = {ut[ijk], vt[ijk], k > kstart ? wt[ijk] : T(0)};
+        plane_store(i, j, k, old, val);
     }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
@@ -127,7 +146,9 @@ struct TendS2i5Smag {
     const T *SQ_RESTRICT s, *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, prandtl_t_inv, kappa;
-    const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop; // 2-D (ij), nullptr: resolved wall
+    const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop;  // 2-D (ij), nullptr: resolved wall
+    const T *SQ_RESTRICT sponge_coef, *SQ_RESTRICT sref; // the sponge (null coef: none)
+    int sponge_kstart;
     int kstart, kend;
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
@@ -138,7 +159,8 @@ struct TendS2i5Smag {
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(prandtl_t_inv), SQ_ARG(kappa));
         d.planes(SQ_ARG(fluxbot), SQ_ARG(fluxtop));
-        d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+        d.profiles(SQ_ARG(sponge_coef), SQ_ARG(sref));
+        d.scalars(SQ_ARG(sponge_kstart), SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
     }
     static constexpr int wall_levels = max_(AdvecS2i5<T>::wall_levels, DiffCSmag<T>::wall_levels);
 
@@ -149,6 +171,8 @@ struct TendS2i5Smag {
         return {st,    s,       evisc,   dzi,    dzhi, rho, rhoh, dxi, dyi, prandtl_t_inv,
                 kappa, fluxbot, fluxtop, kstart, kend, jj,  kk};
     }
+    SQ_HD Sponge<T> sponge() const { return {st, s, sref, sponge_coef, jj, kk}; }
+    SQ_HD bool damped(int k) const { return sponge_coef && k >= sponge_kstart; }
 
     // The planes traversal's inputs: AdvecS2i5's (s, u, v, w; DiffCSmag's reads of s lie
     // inside s's), then evisc at x, y -1..1 on the point's level and -1..1 on its column.
@@ -163,22 +187,26 @@ struct TendS2i5Smag {
     SQ_HD const T* plane_output(int, int i, int j, int k) const { return st + i + j * jj + k * kk; }
 
     struct Terms {
-        T advec, diff;
+        T advec, diff, damp;
     };
     SQ_HD Terms value(int i, int j, int k) const {
-        return {advec().value(i, j, k), diffusion().value(i, j, k)};
+        return {advec().value(i, j, k), diffusion().value(i, j, k),
+                damped(k) ? sponge().damping(s[index3(i, j, k, jj, kk)], k) : T(0)};
     }
     template <class In>
     SQ_HD Terms value_with(const In& in, int i, int j, int k) const {
-        return {advec().value_with(in, i, j, k),
-                diffusion().value_at(in(0, s), in(4, evisc), i, j, k)};
+        const auto ps = in(0, s);
+        return {advec().value_with(in, i, j, k), diffusion().value_at(ps, in(4, evisc), i, j, k),
+                damped(k) ? sponge().damping(ps[index3(i, j, k, jj, kk)], k) : T(0)};
     }
     SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], const Terms& val) const {
-        st[i + j * jj + k * kk] = (old[0] + val.advec) + val.diff;
+        T t = (old[0] + val.advec) + val.diff;
+        if (damped(k)) t -= val.damp;
+        st[i + j * jj + k * kk] = t;
     }
     SQ_HD void store(int i, int j, int k, const Terms& val) const {
-        const int ijk = i + j * jj + k * kk;
-        st[ijk] = (st[ijk] + val.advec) + val.diff;
+        const T old[1] = {st[i + j * jj + k * kk]};
+        plane_store(i, j, k, old, val);
     }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };

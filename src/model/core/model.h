@@ -132,6 +132,7 @@ private:
     T buoyancy_factor() const;
     T buoyancy_reference() const;
     void sponge();
+    bool sponge_in_tendencies() const;
     void pressure_and_update(T b_dt, T a_next);
     void rk_update_scalar(T b_dt, T a_next);
     void project_initial();

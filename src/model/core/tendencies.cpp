@@ -170,6 +170,8 @@ void Model<T>::advection_diffusion_fused() {
         return;
     }
     const T* ev = f_.evisc.data();
+    // The sponge joins these two (sponge() then leaves them alone).
+    const T* coef = sponge_in_tendencies() ? sponge_coef_.data() : nullptr;
     launch_on_grid(sq::TendUVW2i5Smag<T>{.ut = f_.ut.data(),
                                          .vt = f_.vt.data(),
                                          .wt = f_.wt.data(),
@@ -184,7 +186,11 @@ void Model<T>::advection_diffusion_fused() {
                                          .ufluxbot = surface() ? f_.u_fluxbot.data() : nullptr,
                                          .ufluxtop = nullptr,
                                          .vfluxbot = surface() ? f_.v_fluxbot.data() : nullptr,
-                                         .vfluxtop = nullptr});
+                                         .vfluxtop = nullptr,
+                                         .sponge_coef = coef,
+                                         .uref = sponge_uref_.data(),
+                                         .vref = sponge_vref_.data(),
+                                         .sponge_kstart = sponge_kstart_});
     launch_on_grid(sq::TendS2i5Smag<T>{.st = f_.st.data(),
                                        .s = f_.s.data(),
                                        .u = u,
@@ -194,7 +200,18 @@ void Model<T>::advection_diffusion_fused() {
                                        .prandtl_t_inv = T(1.0 / cfg_.prandtl_t),
                                        .kappa = T(cfg_.kappa),
                                        .fluxbot = surface() ? f_.s_fluxbot.data() : nullptr,
-                                       .fluxtop = nullptr});
+                                       .fluxtop = nullptr,
+                                       .sponge_coef = coef,
+                                       .sref = sponge_sref_.data(),
+                                       .sponge_kstart = sponge_kstart_});
+}
+
+// The fused 2i5 tendency kernels subtract the sponge's damping themselves (bitwise what the
+// sponge kernels would, after them): the sponge then costs no passes of its own.
+template <typename T>
+bool Model<T>::sponge_in_tendencies() const {
+    return cfg_.sponge.enabled && fused_tendencies() && cfg_.diff == DiffType::smag2 &&
+           sponge_kstart_ < g_.d.kend;
 }
 
 // The buoyancy joins w's advection (AdvecW2Buoy, AdvecW2i5Buoy): wt is read and written
@@ -215,7 +232,7 @@ T Model<T>::buoyancy_reference() const {
 
 template <typename T>
 void Model<T>::sponge() {
-    if (!cfg_.sponge.enabled) return;
+    if (!cfg_.sponge.enabled || sponge_in_tendencies()) return;
     const auto& d = g_.d;
     const T* coef = sponge_coef_.data();
     // Only the sponge's own levels: below them the rate is exactly 0, and at -= 0 * (...)

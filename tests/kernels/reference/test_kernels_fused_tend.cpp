@@ -1,13 +1,16 @@
 // The fused tendency kernels (kernels/tend_fused.cuh) against the separate kernels they
 // fuse, launched in the model's order (tendencies.cpp: the advection of every variable,
-// then its diffusion): every element of every tendency array, ghost cells included, must be
-// bitwise equal, on the random non-cubic stretched grid with walls, in float and double;
-// 2i5 with Smagorinsky with and without wall fluxes, 2 with constant diffusion.
+// then its diffusion, then the sponge on its levels): every element of every tendency
+// array, ghost cells included, must be bitwise equal, on the random non-cubic stretched
+// grid with walls, in float and double; 2i5 with Smagorinsky with and without wall fluxes
+// and the sponge, 2 with constant diffusion.
 #include "kernels/tend_fused.cuh"
 
 #include "ref_harness.h"
 
+#include <cmath>
 #include <cstring>
+#include <tuple>
 
 using namespace sqtest;
 
@@ -77,9 +80,28 @@ void expect_same(const RefGrid& g, const State<T>& sep, const State<T>& fused,
     }
 }
 
+// A sponge over the upper half of the levels: damping rates in (0, 0.05] there, 0 below
+// (as the model's), reference profiles near the fields' values.
 template <typename T>
-void check(bool with_flux) {
+struct SpongeProfiles {
+    std::vector<T> coef, uref, vref, sref;
+    int kstart;
+    explicit SpongeProfiles(const RefGrid& g)
+        : coef(size_t(g.kcells), T(0)), uref(coef), vref(coef), sref(coef),
+          kstart((g.kstart + g.kend) / 2) {
+        for (int k = 0; k < g.kcells; ++k) {
+            const double x = std::sin(1.7 * k + 0.3);
+            if (k >= kstart) coef[size_t(k)] = T(0.05 * (k - kstart + 1) / (g.kend - kstart));
+            uref[size_t(k)] = T(0.9 + 0.2 * x), vref[size_t(k)] = T(1.1 - 0.3 * x);
+            sref[size_t(k)] = T(1.0 + 0.1 * x);
+        }
+    }
+};
+
+template <typename T>
+void check(bool with_flux, bool with_sponge) {
     SCOPED_TRACE(with_flux ? "with wall fluxes" : "resolved walls");
+    SCOPED_TRACE(with_sponge ? "with the sponge" : "no sponge");
     const Inputs in = make_inputs<T>();
     const RefGrid& g = in.g;
     const Metrics<T> m(g);
@@ -89,6 +111,7 @@ void check(bool with_flux) {
     const T* ft = with_flux ? initial.fluxtop.data() : nullptr;
     const T g_over_thref = T(gravity / thref), tref = T(thref);
     const int ks = g.kstart, ke = g.kend;
+    const SpongeProfiles<T> sp(g);
 
     // The separate kernels, as Model::advection() and Model::diffusion() launch them.
     const T *u = initial.u.data(), *v = initial.v.data(), *w = initial.w.data();
@@ -114,6 +137,12 @@ void check(bool with_flux) {
     run_kernel(sq::DiffCSmag<T>{sep.st.data(), th, ev, dzi, dzhi, rho, rhoh, m.dxi, m.dyi,
                                 T(1 / prandtl_t), T(kappa), fb, ft, ks, ke, m.jj, m.kk},
                g, ks, ke);
+    if (with_sponge) // Model::sponge(): on its own levels only
+        for (const auto& [at, a, ref] : {std::tuple{sep.ut.data(), u, sp.uref.data()},
+                                         std::tuple{sep.vt.data(), v, sp.vref.data()},
+                                         std::tuple{sep.st.data(), th, sp.sref.data()}})
+            run_kernel(sq::Sponge<T>{at, a, ref, sp.coef.data(), m.jj, m.kk}, g, sp.kstart, ke);
+    const T* coef = with_sponge ? sp.coef.data() : nullptr;
 
     // The fused kernels, both over the centred levels.
     run_kernel(sq::TendUVW2i5Smag<T>{.ut = fused.ut.data(),
@@ -137,6 +166,10 @@ void check(bool with_flux) {
                                      .ufluxtop = ft,
                                      .vfluxbot = ft,
                                      .vfluxtop = fb,
+                                     .sponge_coef = coef,
+                                     .uref = sp.uref.data(),
+                                     .vref = sp.vref.data(),
+                                     .sponge_kstart = sp.kstart,
                                      .kstart = ks,
                                      .kend = ke,
                                      .jj = m.jj,
@@ -158,6 +191,9 @@ void check(bool with_flux) {
                                    .kappa = T(kappa),
                                    .fluxbot = fb,
                                    .fluxtop = ft,
+                                   .sponge_coef = coef,
+                                   .sref = sp.sref.data(),
+                                   .sponge_kstart = sp.kstart,
                                    .kstart = ks,
                                    .kend = ke,
                                    .jj = m.jj,
@@ -210,8 +246,13 @@ void check_const() {
 }
 
 TYPED_TEST(FusedTendencies, BitwiseEqualToSeparateKernels) {
-    check<TypeParam>(true);
-    check<TypeParam>(false);
+    check<TypeParam>(true, false);
+    check<TypeParam>(false, false);
+}
+
+TYPED_TEST(FusedTendencies, WithTheSpongeBitwiseEqualToSeparateKernels) {
+    check<TypeParam>(true, true);
+    check<TypeParam>(false, true);
 }
 
 TYPED_TEST(FusedTendencies, SecondOrderConstantBitwiseEqualToSeparateKernels) {
@@ -226,11 +267,29 @@ TYPED_TEST(FusedTendencies, OrderOfTheSumIsVisible) {
     const RefGrid& g = in.g;
     const Metrics<T> m(g);
     const State<T> s(in);
-    const sq::TendS2i5Smag<T> k{nullptr,          s.th.data(),    s.u.data(),   s.v.data(),
-                                s.w.data(),       s.evisc.data(), m.dzi.data(), m.dzhi.data(),
-                                m.rho.data(),     m.rhoh.data(),  m.dxi,        m.dyi,
-                                T(1 / prandtl_t), T(kappa),       nullptr,      nullptr,
-                                g.kstart,         g.kend,         m.jj,         m.kk};
+    const sq::TendS2i5Smag<T> k{.st = nullptr,
+                                .s = s.th.data(),
+                                .u = s.u.data(),
+                                .v = s.v.data(),
+                                .w = s.w.data(),
+                                .evisc = s.evisc.data(),
+                                .dzi = m.dzi.data(),
+                                .dzhi = m.dzhi.data(),
+                                .rho = m.rho.data(),
+                                .rhoh = m.rhoh.data(),
+                                .dxi = m.dxi,
+                                .dyi = m.dyi,
+                                .prandtl_t_inv = T(1 / prandtl_t),
+                                .kappa = T(kappa),
+                                .fluxbot = nullptr,
+                                .fluxtop = nullptr,
+                                .sponge_coef = nullptr,
+                                .sref = nullptr,
+                                .sponge_kstart = 0,
+                                .kstart = g.kstart,
+                                .kend = g.kend,
+                                .jj = m.jj,
+                                .kk = m.kk};
     long differ = 0;
     for (int kz = g.kstart; kz < g.kend; ++kz)
         for (int j = g.jstart; j < g.jend; ++j)
