@@ -120,7 +120,15 @@ int tune_case(const TuneArgs& a, const Ranks& ranks) {
     std::error_code ec;
     fs::remove_all(run_dir, ec);
     if (!session) {
-        rt::log_error("the case launched no tunable kernel on this rank");
+        if (a.only.empty())
+            rt::log_error("the case launched no tunable kernel on this rank");
+        else // a likely cause: the kernels a case launches depend on model.tendencies
+            rt::log_error("the case launched no tunable kernel matching --only '{}' on this rank "
+                          "(its tendencies run {}; model.tendencies chooses)",
+                          a.only,
+                          runs_fused_tendencies(cfg)
+                              ? "fused: tend_*, strain_evisc_*"
+                              : "separate: advec_*, diff_*, strain2, evisc_smag");
         return 1;
     }
     finish(*session, a, ranks);

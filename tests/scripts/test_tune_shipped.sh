@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# scripts/tune-shipped: every case in both precisions from the default, then one merge
-# into the wisdom directory (--dry-run lists the commands); bad arguments are refused.
+# scripts/tune-shipped: every case in both precisions from the default, with the separate
+# tendency kernels and, where they apply, the fused ones, then one merge into the wisdom
+# directory (--dry-run lists the commands); bad arguments are refused.
 # Usage: test_tune_shipped.sh SCRIPT SQUALL
 set -uo pipefail
 script=$1 squall=$2
 fail() { echo "FAIL: $*"; exit 1; }
 root=$(cd "$(dirname "$script")/.." && pwd)
 out=$("$script" --dry-run --squall "$squall") || fail "dry run exited $?"
-ncases=$(ls "$root"/cases/*.yaml | wc -l)
 tunes=$(grep -c " tune --case " <<<"$out")
-[[ $tunes -eq $((2 * ncases)) ]] || fail "expected $((2 * ncases)) tunes, got $tunes"
 for c in "$root"/cases/*.yaml; do
     for p in float double; do
-        grep -q -- "--case $c --set model.precision=$p --from-default" <<<"$out" ||
-            fail "no tune of $(basename "$c") in $p"
+        grep -q -- "--case $c --set model.precision=$p --set model.tendencies=separate --from-default" <<<"$out" ||
+            fail "no tune of $(basename "$c") in $p with the separate kernels"
     done
 done
+# drycbl (2i5, smag2, dry) runs the fused kernels too; couette (2, constant, no thermo) cannot.
+for p in float double; do
+    grep -q -- "--case $root/cases/drycbl.yaml --set model.precision=$p --set model.tendencies=fused" <<<"$out" ||
+        fail "no tune of drycbl in $p with the fused kernels"
+done
+grep -q -- "couette.yaml .*model.tendencies=fused" <<<"$out" && fail "couette tuned with fused kernels"
+nfused=$(grep -c "model.tendencies=fused" <<<"$out")
+ncases=$(ls "$root"/cases/*.yaml | wc -l)
+[[ $tunes -eq $((2 * ncases + nfused)) ]] || fail "expected $((2 * ncases + nfused)) tunes, got $tunes"
 [[ $(grep -c "merge-wisdom" <<<"$out") -eq 1 ]] || fail "expected one merge"
 grep "merge-wisdom" <<<"$out" | grep -q " $root/wisdom$" || fail "merge not into wisdom/"
 [[ $(tail -1 <<<"$out") == *merge-wisdom* ]] || fail "the merge must come after every tune"
