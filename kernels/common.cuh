@@ -2,7 +2,8 @@
 // Shared building blocks for the per-point kernels. Every header in kernels/ compiles
 // both as host C++ (CPU backend, tests) and under NVRTC (GPU backend), so it may only
 // use this file, plain arithmetic and <cmath>-style functions available on both sides.
-// The one place that knows about the two compilers is the SQ_HD macro below.
+// The places that know about the two compilers are the SQ_HD macro below and
+// mul_rounded.
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define SQ_HD __host__ __device__ __forceinline__
@@ -16,6 +17,22 @@
 #include "declare.cuh"
 
 namespace sq {
+
+// a * b rounded on its own, never contracted with an add into a multiply-add: NVRTC
+// contracts by default and the host build never does, so a product that two kernels form
+// in different code (a term a fused kernel shares with the kernel it replaces) rounds the
+// same in both, on both backends.
+template <typename T>
+SQ_HD T mul_rounded(T a, T b) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (sizeof(T) == 8)
+        return __dmul_rn(a, b);
+    else
+        return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
 
 // Index range of a traversal: [i0,i1) x [j0,j1) x [k0,k1).
 struct Range3 {

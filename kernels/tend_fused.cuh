@@ -5,9 +5,10 @@
 // with constant diffusion, so that the velocities (and evisc, th) are read once for both
 // and each tendency is read and written once instead of twice. store() adds the advection
 // first and the diffusion to that sum, the order of the separate kernels, so the results
-// are bitwise those of the separate launches. The 2i5 kernels also subtract the sponge's
-// damping (Sponge, timeint.cuh) from levels k >= sponge_kstart, as the sponge kernels would
-// after them, so the damped fields' tendencies take no passes of their own.
+// are bitwise those of the separate launches on the host (the GPU's compiler may contract
+// multiply-adds differently in the two). The 2i5 kernels also subtract the sponge's damping
+// (Sponge, timeint.cuh) from levels k >= sponge_kstart, as the sponge kernels would after
+// them, so the damped fields' tendencies take no passes of their own.
 #include "advec.cuh"
 #include "diff.cuh"
 #include "diff_fused.cuh"
@@ -104,8 +105,8 @@ struct TendUVW2i5Smag {
         return {{advec_u().value(i, j, k), advec_v().value(i, j, k),
                  k > kstart ? advec_w().value(i, j, k) : T(0)},
                 diffusion().value(i, j, k),
-                d ? sponge_u().damping(u[index3(i, j, k, jj, kk)], k) : T(0),
-                d ? sponge_v().damping(v[index3(i, j, k, jj, kk)], k) : T(0)};
+                d ? sponge_u().damping(u[i + j * jj + k * kk], k) : T(0),
+                d ? sponge_v().damping(v[i + j * jj + k * kk], k) : T(0)};
     }
     // value() with accessors for the inputs (the diffusion's indices are this kernel's).
     template <class In>
@@ -118,8 +119,8 @@ struct TendUVW2i5Smag {
                                   aw.buoyancy().value_at(in(4, th), i, j, k)
                             : T(0)},
                 diffusion().value_with(in, i, j, k),
-                d ? sponge_u().damping(pu[index3(i, j, k, jj, kk)], k) : T(0),
-                d ? sponge_v().damping(pv[index3(i, j, k, jj, kk)], k) : T(0)};
+                d ? sponge_u().damping(pu[i + j * jj + k * kk], k) : T(0),
+                d ? sponge_v().damping(pv[i + j * jj + k * kk], k) : T(0)};
     }
     // store's sums with the outputs read ahead (old).
     SQ_HD void plane_store(int i, int j, int k, const T (&old)[3], const Terms& val) const {
@@ -191,13 +192,13 @@ struct TendS2i5Smag {
     };
     SQ_HD Terms value(int i, int j, int k) const {
         return {advec().value(i, j, k), diffusion().value(i, j, k),
-                damped(k) ? sponge().damping(s[index3(i, j, k, jj, kk)], k) : T(0)};
+                damped(k) ? sponge().damping(s[i + j * jj + k * kk], k) : T(0)};
     }
     template <class In>
     SQ_HD Terms value_with(const In& in, int i, int j, int k) const {
         const auto ps = in(0, s);
         return {advec().value_with(in, i, j, k), diffusion().value_at(ps, in(4, evisc), i, j, k),
-                damped(k) ? sponge().damping(ps[index3(i, j, k, jj, kk)], k) : T(0)};
+                damped(k) ? sponge().damping(ps[i + j * jj + k * kk], k) : T(0)};
     }
     SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], const Terms& val) const {
         T t = (old[0] + val.advec) + val.diff;

@@ -86,9 +86,10 @@ struct Sponge {
     }
 
     // The damping the sponge subtracts at a point whose value is a, at level k; the fused
-    // tendency kernels subtract the same from their sums (kernels/tend_fused.cuh). Not
-    // value/store: those would make the kernel deferrable, a new tunable.
-    SQ_HD T damping(T a_here, int k) const { return coef[k] * (a_here - aref[k]); }
+    // tendency kernels subtract the same from their sums (kernels/tend_fused.cuh), and the
+    // product is never contracted with the subtraction, so both round alike on the GPU too.
+    // Not value/store: those would make the kernel deferrable, a new tunable.
+    SQ_HD T damping(T a_here, int k) const { return mul_rounded(coef[k], a_here - aref[k]); }
     SQ_HD void operator()(int i, int j, int k) const {
         const int ijk = index3(i, j, k, jj, kk);
         at[ijk] -= damping(a[ijk], k);

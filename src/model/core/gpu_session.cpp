@@ -94,7 +94,11 @@ std::size_t model_device_bytes(const Config& cfg, const GridDims& d) {
     const std::size_t t = cfg.precision == Precision::single ? 4 : 8;
     int n3d = 7; // u, v, w, their tendencies, p
     if (cfg.thermo != ThermoType::none) n3d += 2;
-    if (cfg.diff == DiffType::smag2) n3d += 2;
+    if (cfg.diff == DiffType::smag2) {
+        Config on_gpu = cfg; // the backend may still be auto here: the estimate is the GPU's
+        on_gpu.backend = Backend::gpu;
+        n3d += runs_fused_tendencies(on_gpu) ? 1 : 2; // evisc, and strain2 unless fused
+    }
     std::size_t bytes = std::size_t(n3d) * std::size_t(d.pad + d.ncells) * t; // as Field3d
     bytes += 8 * std::size_t(d.nplane()) * t;                                 // surface arrays
     bytes += 4 * std::size_t(d.kcells) * d.jj * 3 * t; // halo buffers (upper bound)

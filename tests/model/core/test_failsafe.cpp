@@ -15,6 +15,7 @@
 #include <string>
 
 #include "model/core/failsafe.h"
+#include "model/core/gpu_session.h"
 #include "tests/support/model_run.h"
 
 namespace fs = std::filesystem;
@@ -241,6 +242,20 @@ TEST(Failsafe, CaseTooLargeForHostMemoryIsRefused) {
         EXPECT_NE(msg.find("GiB of host memory"), std::string::npos) << msg;
         EXPECT_NE(msg.find("is available (MemAvailable"), std::string::npos) << msg;
     }
+}
+
+// The GPU memory estimate counts the arrays the device run allocates: under auto the fused
+// closure keeps the strain rate in registers, so one 3-D array fewer than separate.
+TEST(Failsafe, DeviceEstimateFollowsTheTendencies) {
+    Config cfg = load_case("drycbl", {});
+    const Grid<double> g = Grid<double>::make(cfg, 1, 1, 0, 0);
+    auto bytes = [&](Tendencies t) {
+        cfg.tendencies = t;
+        return model_device_bytes(cfg, g.d);
+    };
+    const std::size_t field = 8 * std::size_t(g.d.pad + g.d.ncells);
+    EXPECT_EQ(bytes(Tendencies::separate) - bytes(Tendencies::automatic), field);
+    EXPECT_EQ(bytes(Tendencies::fused), bytes(Tendencies::automatic));
 }
 
 } // namespace
