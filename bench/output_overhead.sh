@@ -21,7 +21,7 @@ run() { # NAME OUTPUT_DIR ARGS...: the log is NAME.log
     "$squall" "${common[@]}" --set output.dir="$dir/$out" "$@" >"$dir/$name.log" 2>&1 ||
         fail "$name: $(tail -3 "$dir/$name.log")"
 }
-s_per_step() { sed -nE 's/.*: ([0-9.]+) s\/step.*/\1/p' "$dir/$1.log" | tail -1; }
+s_per_step() { sed -nE 's/.*: ([0-9.eE+-]+) s\/step.*/\1/p' "$dir/$1.log" | tail -1; }
 # MB and seconds of the last log line matching PATTERN in NAME's log.
 mb_of() { grep "$2" "$dir/$1.log" | tail -1 | sed -nE 's/.* ([0-9.]+) MB in.*/\1/p'; }
 s_of() { grep "$2" "$dir/$1.log" | tail -1 | sed -nE 's/.* MB in ([0-9.]+) s.*/\1/p'; }

@@ -18,6 +18,6 @@ line=$(grep "ns per grid point per step" "$dir/log" | tail -1)
 compile=$(grep -o "in parallel in [0-9.]* s" "$dir/log" | grep -o "[0-9.]*" | head -1)
 if ((status != 0)) || [[ -z $line ]]; then echo "FAIL: no summary line"; exit 1; fi
 ns=$(sed -E 's/.*, ([0-9.]+) ns per grid point.*/\1/' <<<"$line")
-sps=$(sed -E 's/.*: ([0-9.]+) s\/step.*/\1/' <<<"$line")
+sps=$(sed -E 's/.*: ([0-9.eE+-]+) s\/step.*/\1/' <<<"$line")
 printf '{"case": "%s", "precision": "%s", "steps": %s, "s_per_step": %s, "ns_per_point_step": %s, "compile_s": %s}\n' \
     "$(basename "$case_file" .yaml)" "$precision" "$steps" "$sps" "$ns" "${compile:-null}" | tee "$json"
