@@ -75,11 +75,16 @@ void prepare_output_dir(const Config& cfg, MPI_Comm comm) {
     if (!problem.empty()) throw std::runtime_error(problem);
 }
 
-std::size_t model_host_bytes(const Config& cfg, const GridDims& d) {
-    const std::size_t t = cfg.precision == Precision::single ? 4 : 8;
-    std::size_t n3d = 7; // u, v, w, their tendencies, p
+int model_fields_3d(const Config& cfg) {
+    int n3d = 7; // u, v, w, their tendencies, p
     if (cfg.thermo != ThermoType::none) n3d += 2;
     if (cfg.diff == DiffType::smag2) n3d += runs_fused_tendencies(cfg) ? 1 : 2; // evisc, strain2
+    return n3d;
+}
+
+std::size_t model_host_bytes(const Config& cfg, const GridDims& d) {
+    const std::size_t t = cfg.precision == Precision::single ? 4 : 8;
+    const std::size_t n3d = std::size_t(model_fields_3d(cfg));
     std::size_t bytes = n3d * std::size_t(d.pad + d.ncells) * t; // as Field3d allocates
     if (cfg.bc.surface.enabled) bytes += 8 * std::size_t(d.nplane()) * t;
     bytes += 4 * std::size_t(d.kcells) * d.jj * 3 * t; // halo buffers (upper bound)

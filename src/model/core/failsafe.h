@@ -22,6 +22,10 @@ struct Diagnostics;
 // Collective over comm; throws std::runtime_error naming the directory on every rank.
 void prepare_output_dir(const Config& cfg, MPI_Comm comm);
 
+// The 3-D fields a run of the case allocates (on its backend; an unresolved one counts as
+// the CPU): u, v, w, their tendencies, p, the scalar and its tendency, evisc, and strain2
+// unless the closure is fused.
+int model_fields_3d(const Config& cfg);
 // Host bytes the model of one rank allocates: the host copies of its 3-D fields and surface
 // arrays (also kept on the GPU), halo buffers and the CPU pressure solver's buffers.
 std::size_t model_host_bytes(const Config& cfg, const GridDims& d);

@@ -3,6 +3,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "model/core/failsafe.h"
+
 #ifdef SQUALL_GPU_MODEL
 #include "backends/cuda/gpu_launch.h"
 #include "model/pressure/pressure_gpu.h"
@@ -92,13 +94,9 @@ DeviceMemory gpu_memory() {
 
 std::size_t model_device_bytes(const Config& cfg, const GridDims& d) {
     const std::size_t t = cfg.precision == Precision::single ? 4 : 8;
-    int n3d = 7; // u, v, w, their tendencies, p
-    if (cfg.thermo != ThermoType::none) n3d += 2;
-    if (cfg.diff == DiffType::smag2) {
-        Config on_gpu = cfg; // the backend may still be auto here: the estimate is the GPU's
-        on_gpu.backend = Backend::gpu;
-        n3d += runs_fused_tendencies(on_gpu) ? 1 : 2; // evisc, and strain2 unless fused
-    }
+    Config on_gpu = cfg; // the backend may still be auto here: the estimate is the GPU's
+    on_gpu.backend = Backend::gpu;
+    const int n3d = model_fields_3d(on_gpu);
     std::size_t bytes = std::size_t(n3d) * std::size_t(d.pad + d.ncells) * t; // as Field3d
     bytes += 8 * std::size_t(d.nplane()) * t;                                 // surface arrays
     bytes += 4 * std::size_t(d.kcells) * d.jj * 3 * t; // halo buffers (upper bound)

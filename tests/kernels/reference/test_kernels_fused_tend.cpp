@@ -98,6 +98,36 @@ struct SpongeProfiles {
     }
 };
 
+// TendS2i5Smag on a state's inputs, writing st (wall fluxes fb, ft and the sponge's coef
+// may be null).
+template <typename T>
+sq::TendS2i5Smag<T> tend_s(T* st, const State<T>& in, const Metrics<T>& m, const RefGrid& g,
+                           const T* fb, const T* ft, const T* coef, const SpongeProfiles<T>& sp) {
+    return {.st = st,
+            .s = in.th.data(),
+            .u = in.u.data(),
+            .v = in.v.data(),
+            .w = in.w.data(),
+            .evisc = in.evisc.data(),
+            .dzi = m.dzi.data(),
+            .dzhi = m.dzhi.data(),
+            .rho = m.rho.data(),
+            .rhoh = m.rhoh.data(),
+            .dxi = m.dxi,
+            .dyi = m.dyi,
+            .prandtl_t_inv = T(1 / prandtl_t),
+            .kappa = T(kappa),
+            .fluxbot = fb,
+            .fluxtop = ft,
+            .sponge_coef = coef,
+            .sref = sp.sref.data(),
+            .sponge_kstart = sp.kstart,
+            .kstart = g.kstart,
+            .kend = g.kend,
+            .jj = m.jj,
+            .kk = m.kk};
+}
+
 template <typename T>
 void check(bool with_flux, bool with_sponge) {
     SCOPED_TRACE(with_flux ? "with wall fluxes" : "resolved walls");
@@ -175,30 +205,7 @@ void check(bool with_flux, bool with_sponge) {
                                      .jj = m.jj,
                                      .kk = m.kk},
                g, ks, ke);
-    run_kernel(sq::TendS2i5Smag<T>{.st = fused.st.data(),
-                                   .s = th,
-                                   .u = u,
-                                   .v = v,
-                                   .w = w,
-                                   .evisc = ev,
-                                   .dzi = dzi,
-                                   .dzhi = dzhi,
-                                   .rho = rho,
-                                   .rhoh = rhoh,
-                                   .dxi = m.dxi,
-                                   .dyi = m.dyi,
-                                   .prandtl_t_inv = T(1 / prandtl_t),
-                                   .kappa = T(kappa),
-                                   .fluxbot = fb,
-                                   .fluxtop = ft,
-                                   .sponge_coef = coef,
-                                   .sref = sp.sref.data(),
-                                   .sponge_kstart = sp.kstart,
-                                   .kstart = ks,
-                                   .kend = ke,
-                                   .jj = m.jj,
-                                   .kk = m.kk},
-               g, ks, ke);
+    run_kernel(tend_s(fused.st.data(), initial, m, g, fb, ft, coef, sp), g, ks, ke);
 
     expect_same(g, sep, fused, initial);
 }
@@ -267,29 +274,8 @@ TYPED_TEST(FusedTendencies, OrderOfTheSumIsVisible) {
     const RefGrid& g = in.g;
     const Metrics<T> m(g);
     const State<T> s(in);
-    const sq::TendS2i5Smag<T> k{.st = nullptr,
-                                .s = s.th.data(),
-                                .u = s.u.data(),
-                                .v = s.v.data(),
-                                .w = s.w.data(),
-                                .evisc = s.evisc.data(),
-                                .dzi = m.dzi.data(),
-                                .dzhi = m.dzhi.data(),
-                                .rho = m.rho.data(),
-                                .rhoh = m.rhoh.data(),
-                                .dxi = m.dxi,
-                                .dyi = m.dyi,
-                                .prandtl_t_inv = T(1 / prandtl_t),
-                                .kappa = T(kappa),
-                                .fluxbot = nullptr,
-                                .fluxtop = nullptr,
-                                .sponge_coef = nullptr,
-                                .sref = nullptr,
-                                .sponge_kstart = 0,
-                                .kstart = g.kstart,
-                                .kend = g.kend,
-                                .jj = m.jj,
-                                .kk = m.kk};
+    const sq::TendS2i5Smag<T> k =
+        tend_s<T>(nullptr, s, m, g, nullptr, nullptr, nullptr, SpongeProfiles<T>(g));
     long differ = 0;
     for (int kz = g.kstart; kz < g.kend; ++kz)
         for (int j = g.jstart; j < g.jend; ++j)
