@@ -25,15 +25,16 @@ SQ_HD T advec_div_faces(T f_lo, T f_hi, T di) {
 }
 
 // Density-weighted vertical divergence of a centred variable at level k from the fluxes
-// through its bottom face (level k) and top face (level k+1).
+// through its bottom face (level k) and top face (level k+1). The factor dzi/rho is the
+// diffusion's (diff_zdiv_c), so a kernel that adds both divides once per point, not twice.
 template <typename T>
 SQ_HD T advec_zdiv_c(T f_bot, T f_top, int k, const T* rho, const T* rhoh, const T* dzi) {
-    return -(rhoh[k + 1] * f_top - rhoh[k] * f_bot) / rho[k] * dzi[k];
+    return -(dzi[k] / rho[k]) * (rhoh[k + 1] * f_top - rhoh[k] * f_bot);
 }
 // Same for w at half level k: its faces are the centres k-1 (bottom) and k (top).
 template <typename T>
 SQ_HD T advec_zdiv_w(T f_bot, T f_top, int k, const T* rho, const T* rhoh, const T* dzhi) {
-    return -(rho[k] * f_top - rho[k - 1] * f_bot) / rhoh[k] * dzhi[k];
+    return -(dzhi[k] / rhoh[k]) * (rho[k] * f_top - rho[k - 1] * f_bot);
 }
 // A centred point's advection from the fluxes through its six faces (the face forms'
 // from_fluxes): the same sums as its per-point value.

@@ -1,9 +1,9 @@
 #pragma once
-// Fills any tunable 3-D kernel struct with random non-zero data, on the host and on the
-// device, from the kernel's declaration (member names, shapes and offsets), runs the
-// CPU path as the reference and compares device results with it (test_gpu_kernels).
-// Not to be confused with tests/kernels/reference/ref_harness.h, which runs a kernel on the
-// host against a slow reference written from docs/numerics.md.
+// Fills any tunable 3-D kernel struct with random non-zero data (test_value), on the host and on
+// the device, from the kernel's declaration (member names, shapes and offsets), runs the CPU path
+// as the reference and compares device results with it (test_gpu_kernels). Not to be confused with
+// tests/kernels/reference/ref_harness.h, which runs a kernel on the host against a slow reference
+// written from docs/numerics.md.
 #include "backends/cpu/cpu_launch.h"
 #include "backends/cuda/gpu_launch.h"
 #include "kernel_list.h"
@@ -26,14 +26,13 @@ public:
         : grid_(g), range_(range), host_(blank_kernel<F>(g)), dev_(host_) {
         const std::vector<Member> members = declared_members<F>();
         std::mt19937 rng(seed);
-        std::uniform_real_distribution<double> dist(0.5, 1.5);
         rt::Driver& drv = rt::Driver::get();
         for (size_t n = 0; n < members.size(); ++n) {
             const Member& m = members[n];
             char* hp = reinterpret_cast<char*>(&host_) + m.offset;
             char* dp = reinterpret_cast<char*>(&dev_) + m.offset;
             if (m.shape == Shape::real) {
-                const T v = T(dist(rng));
+                const T v = T(test_value(m.name, rng));
                 std::memcpy(hp, &v, sizeof v), std::memcpy(dp, &v, sizeof v);
                 continue;
             }
@@ -49,7 +48,7 @@ public:
             a.output = m.use != sq::Use::in;
             const size_t pad = g.lead(m.shape), count = g.elements(m.shape);
             a.init.resize(count);
-            for (T& v : a.init) v = T(dist(rng));
+            for (T& v : a.init) v = T(test_value(m.name, rng));
             if (a.output) poison(a.init.data() + pad, m.use == sq::Use::out);
             a.dev = drv.alloc(count * sizeof(T));
             drv.upload(a.dev, a.init.data(), count * sizeof(T));

@@ -14,24 +14,23 @@
 
 namespace squall::gpu::testing {
 
-// Fills every member of f from its declaration: arrays with random values in
-// [0.5, 1.5) (nullable 2-D arrays too, so that wall fluxes are in use), scalars likewise,
-// ints other than the strides and walls left as blank_kernel set them.
+// Fills every member of f from its declaration: arrays with test_value (nullable 2-D arrays
+// too, so that wall fluxes are in use), scalars likewise, ints other than the strides and
+// walls left as blank_kernel set them.
 template <class F, typename T>
 void fill(F& f, const TestGrid& g, std::vector<std::vector<T>>& storage, uint32_t seed) {
     std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> dist(0.5, 1.5);
     for (const Member& m : declared_members<F>()) {
         char* at = reinterpret_cast<char*>(&f) + m.offset;
         if (m.shape == Shape::integer) continue;
         if (m.shape == Shape::real) {
-            const T v = T(dist(rng));
+            const T v = T(test_value(m.name, rng));
             std::memcpy(at, &v, sizeof v);
             continue;
         }
         const size_t pad = g.lead(m.shape), count = g.elements(m.shape);
         storage.emplace_back(count);
-        for (T& v : storage.back()) v = T(dist(rng));
+        for (T& v : storage.back()) v = T(test_value(m.name, rng));
         T* p = storage.back().data() + pad;
         std::memcpy(at, &p, sizeof p);
     }

@@ -5,11 +5,23 @@
 #include "model/grid.h"
 #include "tests/support/all_kernels.h"
 
+#include <random>
+#include <string>
 #include <string_view>
 
 namespace squall::gpu::testing {
 
 using namespace squall::testing;
+
+// Random test data: values in [0.5, 1.5), away from zero, and for the velocities u, v and w
+// either sign, so that the upwind fluxes (which read one side of a face or the other by the
+// sign of the velocity there) run both ways.
+template <class Rng>
+double test_value(const std::string& member, Rng& rng) {
+    const double v = std::uniform_real_distribution<double>(0.5, 1.5)(rng);
+    const bool velocity = member == "u" || member == "v" || member == "w";
+    return velocity && std::uniform_int_distribution<int>(0, 1)(rng) ? -v : v;
+}
 
 // A grid with the model's ghost cells (igc = jgc = 3, kgc = 1).
 struct TestGrid {
