@@ -261,8 +261,8 @@ struct PressureComplexFromHc {
     }
 };
 
-// Pencils: the ghost level below the wall mirrors the first level (the single-rank
-// unpack does this itself). Range: the interior columns.
+// After the inverse transform, which writes only the interior: the ghost level below the
+// wall mirrors the first level (PressureUnpack does this itself). Range: the interior columns.
 template <typename T>
 struct PressureMirrorBottom {
     static constexpr const char* name = "pressure_mirror_bottom";

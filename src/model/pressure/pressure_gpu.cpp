@@ -112,16 +112,26 @@ namespace {
 template <typename T>
 class CufftPlan {
 public:
-    // rank 1 or 2 transforms of dims (slowest first), batch of them back to back in the
-    // contiguous default layout; forward: R2C, else C2R.
+    // rank 1 or 2 transforms of dims (slowest first), batch of them; forward: R2C, else C2R.
+    // The complex side is contiguous; the real side too, or where `real` says (a field).
     // The plan runs on `stream`, the one the kernels run on.
-    CufftPlan(int rank, int* dims, long batch, bool forward, rt::StreamHandle stream)
+    CufftPlan(int rank, int* dims, long batch, bool forward, rt::StreamHandle stream,
+              const PressureRealLayout* real = nullptr)
         : forward_(forward) {
         check_cufft(cufftCreate(&plan_), "cufftCreate");
         std::size_t work = 0;
+        const int nc_fast = dims[rank - 1] / 2 + 1;
+        int cembed[2] = {rank == 2 ? dims[0] : nc_fast, nc_fast};
+        const int cdist = (rank == 2 ? dims[0] : 1) * nc_fast;
+        int rnembed[2] = {real ? real->nembed[0] : 0, real ? real->nembed[1] : 0};
+        int* rembed = real ? (rank == 2 ? rnembed : rnembed + 1) : nullptr;
+        const int rstride = real ? real->stride : 1, rdist = real ? real->dist : 0;
         cufftResult r =
-            cufftMakePlanMany(plan_, rank, dims, nullptr, 1, 0, nullptr, 1, 0,
-                              forward ? Cufft<T>::r2c : Cufft<T>::c2r, int(batch), &work);
+            forward ? cufftMakePlanMany(plan_, rank, dims, rembed, rstride, rdist,
+                                        real ? cembed : nullptr, 1, cdist, Cufft<T>::r2c,
+                                        int(batch), &work)
+                    : cufftMakePlanMany(plan_, rank, dims, real ? cembed : nullptr, 1, cdist,
+                                        rembed, rstride, rdist, Cufft<T>::c2r, int(batch), &work);
         const char* call = forward ? "cufftMakePlanMany (forward)" : "cufftMakePlanMany (inverse)";
         // A CUstream and a cudaStream_t are the same handle.
         if (r == CUFFT_SUCCESS)
@@ -260,11 +270,12 @@ struct PressureSolverGpu<T>::Impl {
 
     // One rank: 2-D transforms of every level and complex columns.
     PressureGpuLayout<T> lay;
-    rt::DeviceBuffer real_buf; // FFT real data; doubles as the Thomas scratch gam
+    rt::DeviceBuffer real_buf; // the Thomas scratch gam
     rt::DeviceBuffer cplx_buf; // transformed data, interleaved (re, im)
     rt::DeviceBuffer bmat_buf, coef_buf;
-    SpectralSteps<T> steps; // the kernels, on the device arrays above
-    std::unique_ptr<CufftPlan<T>> fwd, bwd;
+    SpectralSteps<T> steps;                 // the kernels, on the device arrays above
+    std::unique_ptr<CufftPlan<T>> fwd, bwd; // between the field's interior and cplx_buf
+    long field_offset = 0;                  // of the interior, PressureRealLayout::offset
 
     Impl(const Grid<T>& grid, const Decomposition& decomp) {
         const rt::StreamHandle stream = solver_backend().stream();
@@ -275,9 +286,8 @@ struct PressureSolverGpu<T>::Impl {
         }
         const GridDims& d = grid.d;
         lay = PressureGpuLayout<T>::make(grid);
-        const long nreal = long(d.itot) * d.jtot * d.ktot;
         const long ncplx = lay.ncol * d.ktot;
-        real_buf = rt::DeviceBuffer(sizeof(T) * std::size_t(std::max(nreal, ncplx)));
+        real_buf = rt::DeviceBuffer(sizeof(T) * std::size_t(ncplx));
         cplx_buf = rt::DeviceBuffer(sizeof(T) * std::size_t(2 * ncplx));
         // Imaginary parts stay zero when there is no transform (itot = jtot = 1).
         rt::Driver::get().memset8(cplx_buf.get(), 0, cplx_buf.size());
@@ -293,8 +303,10 @@ struct PressureSolverGpu<T>::Impl {
             int n[2] = {lay.nslow, lay.nfast};
             const int rank = lay.nslow > 1 ? 2 : 1;
             int* dims = rank == 2 ? n : n + 1;
-            fwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, true, stream);
-            bwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, false, stream);
+            const PressureRealLayout real = lay.real_layout(d);
+            fwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, true, stream, &real);
+            bwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, false, stream, &real);
+            field_offset = real.offset;
         }
     }
 
@@ -302,15 +314,17 @@ struct PressureSolverGpu<T>::Impl {
         solver_backend();
         rt::Driver::get().make_current();
         if (pencil) return pencil->solve(p);
-        T* rbuf = as_ptr<T>(real_buf);
+        T* gam = as_ptr<T>(real_buf);
         T* cbuf = as_ptr<T>(cplx_buf);
-        const bool fft = lay.needs_fft();
-        T* packed = fft ? rbuf : cbuf;
-        steps.pack(p, packed);
-        if (fft) fwd->run(rbuf, cbuf);
-        steps.thomas(cbuf, rbuf);
-        if (fft) bwd->run(rbuf, cbuf);
-        steps.unpack(packed, p);
+        if (!lay.needs_fft()) { // one column: the values into the real parts and back
+            steps.pack(p, cbuf);
+            steps.thomas(cbuf, gam);
+            return steps.unpack(cbuf, p);
+        }
+        fwd->run(p + field_offset, cbuf);
+        steps.thomas(cbuf, gam);
+        bwd->run(p + field_offset, cbuf);
+        steps.mirror_bottom(p);
     }
 };
 
@@ -339,11 +353,10 @@ std::size_t PressureSolverGpu<T>::device_bytes(const GridDims& d) {
         const std::size_t nlocal = std::size_t(d.imax) * d.jmax * d.ktot;
         return sizeof(T) * 10 * nlocal;
     }
-    const std::size_t nreal = std::size_t(d.itot) * d.jtot * d.ktot;
     const std::size_t ncplx = std::size_t(d.itot / 2 + 1) * d.jtot * d.ktot;
-    // Real buffer, complex buffer, and cuFFT work areas estimated generously as one complex
-    // array per plan.
-    return sizeof(T) * (std::max(nreal, ncplx) + 2 * ncplx + 2 * 2 * ncplx);
+    // The Thomas scratch, the complex buffer, and cuFFT work areas estimated generously as
+    // one complex array per plan.
+    return sizeof(T) * (ncplx + 2 * ncplx + 2 * 2 * ncplx);
 }
 
 template class PressureSolverGpu<float>;

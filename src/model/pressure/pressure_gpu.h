@@ -1,12 +1,12 @@
 #pragma once
-// GPU twin of PressureSolver (docs/numerics.md "Pressure"): pack the interior, batched cuFFT
-// R2C over x and y per level, a Thomas solve per horizontal wavenumber (one GPU thread per
-// column), inverse C2R, unpack. With npx*npy > 1 it solves on pencils (pencil_solve.h):
-// device transposes and 1-D transforms; the blocks that cross ranks go device to device
-// on one node (CUDA IPC), else through page-locked host buffers and MPI. Its kernels are
-// kernels/pressure_spectral.cuh, launched through the GPU backend like every other kernel
-// (spectral_steps.h); everything runs on the backend's stream.
-// Built only when SQUALL_HAVE_CUDA.
+// GPU twin of PressureSolver (docs/numerics.md "Pressure"): batched cuFFT R2C over x and y
+// per level straight from the field's interior, a Thomas solve per horizontal wavenumber
+// (one GPU thread per column), inverse C2R straight back into it. With npx*npy > 1 it solves on
+// pencils (pencil_solve.h): device transposes and 1-D transforms; the blocks that cross ranks go
+// device to device on one node (CUDA IPC), else through page-locked host buffers and MPI. Its
+// kernels are kernels/pressure_spectral.cuh, launched through the GPU backend like every other
+// kernel (spectral_steps.h); everything runs on the backend's stream. Built only when
+// SQUALL_HAVE_CUDA.
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -48,10 +48,22 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// Where the transforms' real values lie in a field of the model's layout (cuFFT's and
+// FFTW's advanced layout): value (fast, slow) of level k at
+// offset + (fast + slow * nembed[1]) * stride + k * dist, so that the forward transform reads
+// the right-hand side from the field and the inverse writes the solution into it, with no
+// packing pass on either side.
+struct PressureRealLayout {
+    int nembed[2]; // {slow, fast} extents as stored (a 1-D transform takes nembed + 1)
+    int stride;    // between values along fast
+    int dist;      // between levels
+    long offset;   // of the first interior point
+};
+
 // The transform shape and the tridiagonal coefficients, shared by the solver and the host
-// emulation test. The packed real array is [k][slow][fast] with fast = x (or y when
-// itot == 1, then slow has one entry); the transform output is [k][slow][fast/2+1]
-// complex values, so column col = cf + (fast/2+1) cs.
+// emulation test. The transforms run over [k][slow][fast] with fast = x (or y when
+// itot == 1, then slow has one entry); their output is [k][slow][fast/2+1] complex values,
+// contiguous, so column col = cf + (fast/2+1) cs.
 template <typename T>
 struct PressureGpuLayout {
     int nfast = 1, nslow = 1, ktot = 1;
@@ -60,6 +72,14 @@ struct PressureGpuLayout {
     std::vector<T> coef; // a, c, dz^2 rho, b_base, rhs_scale: ktot values each
     T top_mean = T(0);   // extra top diagonal term of the mean mode (-2 c[ktot-1])
     bool needs_fft() const { return nfast > 1; }
+    // The real side of the transforms in a field of dimensions d (needs_fft()).
+    PressureRealLayout real_layout(const GridDims& d) const {
+        const bool x_fast = d.itot > 1;
+        return {{nslow, x_fast ? d.jj : nfast},
+                x_fast ? 1 : d.jj,
+                d.kk,
+                d.istart + long(d.jstart) * d.jj + long(d.kstart) * d.kk};
+    }
 
     static PressureGpuLayout make(const Grid<T>& grid);
     // The solve's kernel steps, with copies of bmat and coef where they run.

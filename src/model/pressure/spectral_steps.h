@@ -10,10 +10,18 @@
 
 namespace squall {
 
-// One rank: the interior into the FFT input, the complex columns of the 2-D transform,
-// the solution back. The transform output has ncf complex values per row and nslow rows
-// per level; stride 2 packs straight into the real parts of the complex array (no
-// transform: itot = jtot = 1).
+// One rank: the complex columns of the 2-D transform, which reads the field and writes it
+// back itself (PressureRealLayout), and the ghost level below the wall after it. The
+// transform output has ncf complex values per row and nslow rows per level. With no
+// transform (itot = jtot = 1) the interior is packed into the real parts of the complex
+// array (stride 2) and unpacked after.
+// The ghost level below the wall mirrors the first level (the momentum update expects it).
+template <typename T>
+void launch_mirror_bottom(const GridDims& d, T* field) {
+    launch_2d({d.istart, d.iend, d.jstart, d.jend, 0, 1},
+              sq::PressureMirrorBottom<T>{field, d.kstart, d.jj, d.kk});
+}
+
 template <typename T>
 struct SpectralSteps {
     GridDims d;
@@ -38,6 +46,7 @@ struct SpectralSteps {
         launch(interior(), sq::PressureUnpack<T>{field, packed, d.istart, d.jstart, d.kstart,
                                                  d.imax, d.jmax, stride, d.jj, d.kk});
     }
+    void mirror_bottom(T* field) const { launch_mirror_bottom(d, field); }
 };
 
 // Several ranks: the kernel part of pencil_pressure_solve's executor (pencil_solve.h).
@@ -70,10 +79,7 @@ struct PencilSteps {
         launch_2d({0, ncol, 0, 1, 0, 1},
                   sq::PressureThomasReal<T>{x, gam, bmat, coef, top_mean, lay->ktot, ncol});
     }
-    void mirror_bottom(T* field) const {
-        launch_2d({d.istart, d.iend, d.jstart, d.jend, 0, 1},
-                  sq::PressureMirrorBottom<T>{field, d.kstart, d.jj, d.kk});
-    }
+    void mirror_bottom(T* field) const { launch_mirror_bottom(d, field); }
 };
 
 } // namespace squall

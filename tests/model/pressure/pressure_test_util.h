@@ -143,26 +143,35 @@ template <typename T>
 struct Fft;
 template <>
 struct Fft<double> {
-    static void run(bool forward, int rank, int* n, int howmany, double* real, double* cplx) {
+    // The real side contiguous, or where rembed (rank extents as stored), rstride and rdist
+    // say; the complex side contiguous.
+    static void run(bool forward, int rank, int* n, int howmany, double* real, double* cplx,
+                    const int* rembed = nullptr, int rstride = 1, int rdist = 0) {
         auto* c = reinterpret_cast<fftw_complex*>(cplx);
-        const int rdist = dist(rank, n, false), cdist = dist(rank, n, true);
-        fftw_plan p = forward ? fftw_plan_many_dft_r2c(rank, n, howmany, real, nullptr, 1, rdist, c,
-                                                       nullptr, 1, cdist, FFTW_ESTIMATE)
+        const int cdist = dist(rank, n, true);
+        if (!rembed) rdist = dist(rank, n, false);
+        fftw_plan p = forward ? fftw_plan_many_dft_r2c(rank, n, howmany, real, rembed, rstride,
+                                                       rdist, c, nullptr, 1, cdist, FFTW_ESTIMATE)
                               : fftw_plan_many_dft_c2r(rank, n, howmany, c, nullptr, 1, cdist, real,
-                                                       nullptr, 1, rdist, FFTW_ESTIMATE);
+                                                       rembed, rstride, rdist, FFTW_ESTIMATE);
         fftw_execute(p);
         fftw_destroy_plan(p);
     }
 };
 template <>
 struct Fft<float> {
-    static void run(bool forward, int rank, int* n, int howmany, float* real, float* cplx) {
+    // The real side contiguous, or where rembed (rank extents as stored), rstride and rdist
+    // say; the complex side contiguous.
+    static void run(bool forward, int rank, int* n, int howmany, float* real, float* cplx,
+                    const int* rembed = nullptr, int rstride = 1, int rdist = 0) {
         auto* c = reinterpret_cast<fftwf_complex*>(cplx);
-        const int rdist = dist(rank, n, false), cdist = dist(rank, n, true);
-        fftwf_plan p = forward ? fftwf_plan_many_dft_r2c(rank, n, howmany, real, nullptr, 1, rdist,
-                                                         c, nullptr, 1, cdist, FFTW_ESTIMATE)
-                               : fftwf_plan_many_dft_c2r(rank, n, howmany, c, nullptr, 1, cdist,
-                                                         real, nullptr, 1, rdist, FFTW_ESTIMATE);
+        const int cdist = dist(rank, n, true);
+        if (!rembed) rdist = dist(rank, n, false);
+        fftwf_plan p = forward
+                           ? fftwf_plan_many_dft_r2c(rank, n, howmany, real, rembed, rstride, rdist,
+                                                     c, nullptr, 1, cdist, FFTW_ESTIMATE)
+                           : fftwf_plan_many_dft_c2r(rank, n, howmany, c, nullptr, 1, cdist, real,
+                                                     rembed, rstride, rdist, FFTW_ESTIMATE);
         fftwf_execute(p);
         fftwf_destroy_plan(p);
     }

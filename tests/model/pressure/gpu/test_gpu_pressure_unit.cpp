@@ -254,26 +254,33 @@ TEST(DeviceExchangeNoDevice, FallsBackToHostStagingWithTheReason) {
 // ---- the solve's steps on the host ----
 
 // The GPU solver's single-rank solve with the backend off: its steps (the same structs,
-// ranges and members), the same buffer roles (real buffer doubles as the Thomas scratch)
-// and the contiguous transform layout, FFTW for cuFFT.
+// ranges and members), the same buffers and the same transform layouts (the real side in
+// the field, PressureRealLayout), FFTW for cuFFT.
 template <typename T>
 void emulate_gpu_solve(const Grid<T>& grid, Field3d<T>& p) {
     ASSERT_FALSE(gpu::active());
     const GridDims& d = grid.d;
     const PressureGpuLayout<T> lay = PressureGpuLayout<T>::make(grid);
     const SpectralSteps<T> steps = lay.steps(d, lay.bmat.data(), lay.coef.data());
-    const long nreal = long(d.itot) * d.jtot * d.ktot, ncplx = lay.ncol * d.ktot;
-    std::vector<T> real(std::size_t(std::max(nreal, ncplx)), std::numeric_limits<T>::quiet_NaN());
+    const long ncplx = lay.ncol * d.ktot;
+    std::vector<T> gam(std::size_t(ncplx), std::numeric_limits<T>::quiet_NaN());
     std::vector<T> cplx(std::size_t(2 * ncplx), T(0));
-    T* packed = lay.needs_fft() ? real.data() : cplx.data();
-    steps.pack(p.data(), packed);
+    if (!lay.needs_fft()) {
+        steps.pack(p.data(), cplx.data());
+        steps.thomas(cplx.data(), gam.data());
+        return steps.unpack(cplx.data(), p.data());
+    }
     int n[2] = {lay.nslow, lay.nfast};
     const int rank = lay.nslow > 1 ? 2 : 1;
     int* dims = rank == 2 ? n : n + 1;
-    if (lay.needs_fft()) ptest::Fft<T>::run(true, rank, dims, d.ktot, real.data(), cplx.data());
-    steps.thomas(cplx.data(), real.data());
-    if (lay.needs_fft()) ptest::Fft<T>::run(false, rank, dims, d.ktot, real.data(), cplx.data());
-    steps.unpack(packed, p.data());
+    const PressureRealLayout real = lay.real_layout(d);
+    T* first = p.data() + real.offset;
+    const int* embed = rank == 2 ? real.nembed : real.nembed + 1;
+    ptest::Fft<T>::run(true, rank, dims, d.ktot, first, cplx.data(), embed, real.stride, real.dist);
+    steps.thomas(cplx.data(), gam.data());
+    ptest::Fft<T>::run(false, rank, dims, d.ktot, first, cplx.data(), embed, real.stride,
+                       real.dist);
+    steps.mirror_bottom(p.data());
 }
 
 template <typename T>
