@@ -4,8 +4,8 @@
 //        gpu_pressure_bench --tune DIR [--sizes 512,48x48x48,...]
 // With P ranks the domain is split 1 x P (pencil solve, one GPU per rank on a node); each
 // solve starts after a barrier and its time is the slowest rank's.
-// --tune searches the solve's kernels (one rank: pack, thomas, unpack; several ranks, 1 x P:
-// the pencil kernels) and appends the best configuration of each to DIR as wisdom (tune());
+// --tune searches the solve's kernels (one rank: thomas and the bottom mirror; several ranks, 1 x
+// P: the pencil kernels) and appends the best configuration of each to DIR as wisdom (tune());
 // --samples N (default 48): the configurations tried per kernel, sampled from the GPU
 // backend's space (the same on every rank), besides the default.
 // Repeated solves reuse the previous solution as the right-hand side; on a unit cube its
@@ -138,7 +138,7 @@ std::map<std::string, rt::ConfigSpace> pressure_spaces(sq::KernelList<K...>) {
 // Searches the solve's own kernels in context: the whole solve is timed (median of 15,
 // slowest rank) with sampled configurations of one kernel while the others keep the best
 // found so far, one kernel after the other. Which kernels the solve uses, and at which
-// problem sizes, a first solve tells (one rank: pack, thomas, unpack; several: the pencil
+// problem sizes, a first solve tells (one rank: thomas and the bottom mirror; several: the pencil
 // kernels, the copies at one size per transpose). Each candidate runs on a fresh backend
 // whose user wisdom directory holds one record per instance (a user record for the exact
 // size wins over the project's), so the solver itself picks the configurations up. All
