@@ -50,14 +50,15 @@ Grid<T> unit_grid(int nx, int ny, int nz, const Decomposition& decomp, int nproc
 template <typename T>
 std::vector<float> time_solves(const Grid<T>& grid, const Decomposition& decomp, int repeats) {
     const GridDims& d = grid.d;
-    std::vector<T> host(std::size_t(d.ncells));
+    // The model's layout: the leading pad before ijk = 0 (grid.h).
+    std::vector<T> host(std::size_t(d.pad + d.ncells));
     for (std::size_t m = 0; m < host.size(); ++m)
         host[m] = T(std::sin(0.37 * double(m % 1000003)) + 0.1);
     rt::DeviceBuffer dev(sizeof(T) * host.size());
     dev.upload(host.data());
     std::vector<float> ms;
     PressureSolverGpu<T> solver(grid, decomp);
-    T* p = reinterpret_cast<T*>(dev.get());
+    T* p = reinterpret_cast<T*>(dev.get()) + d.pad;
     const rt::Driver& drv = rt::Driver::get();
     void* start = drv.event_create();
     void* stop = drv.event_create();

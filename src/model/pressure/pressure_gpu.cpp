@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 
 #include "backends/cuda/gpu_launch.h"
@@ -321,6 +322,12 @@ struct PressureSolverGpu<T>::Impl {
             steps.thomas(cbuf, gam);
             return steps.unpack(cbuf, p);
         }
+        // cuFFT refuses real data not aligned as its complex values; a Field3d's interior is.
+        if (reinterpret_cast<std::uintptr_t>(p + field_offset) % (2 * sizeof(T)) != 0)
+            throw std::invalid_argument(fmt::format(
+                "GPU pressure solver: the field's first interior point is not aligned to {} "
+                "bytes; pass a field with the model's layout (Field3d, leading pad)",
+                2 * sizeof(T)));
         fwd->run(p + field_offset, cbuf);
         steps.thomas(cbuf, gam);
         bwd->run(p + field_offset, cbuf);

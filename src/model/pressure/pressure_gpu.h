@@ -29,7 +29,8 @@ public:
     PressureSolverGpu(const PressureSolverGpu&) = delete;
     PressureSolverGpu& operator=(const PressureSolverGpu&) = delete;
 
-    // p_device: a device array with the Field3d layout of grid.d (ghost cells included).
+    // p_device: a device array with the Field3d layout of grid.d (ghost cells included,
+    // the first interior point aligned as Field3d aligns it; else std::invalid_argument).
     // On entry its interior holds the right-hand side, on exit the pressure pi, with
     // p[kstart-1] = p[kstart]; horizontal ghost cells are not exchanged. Asynchronous on
     // the backend's stream, except that with several ranks each transpose waits for its
