@@ -94,8 +94,9 @@ SQ_HD constexpr T max_(T a, T b) {
 // F3 and F5 are evaluated as U times the upwind-biased interpolation that central minus
 // dissipation reduces to for the sign of U (weights below, the stencil mirrored for U <= 0):
 // equal in exact arithmetic, and F5 takes 6 floating-point operations instead of 14 (plus
-// selects, which run on the integer pipe). The 2i5 momentum kernel on the GPU is bound by its
-// fp64 operations, with 18 of these per point.
+// selects, which run on the integer pipe); the fused 2i5 momentum kernel makes 18 of these
+// per point. Only the upwind five points enter the sum: a reach declared for the planes
+// traversal is used only when the velocity has the sign that needs it.
 template <typename T, class P>
 SQ_HD T flux2(const P& p, int s, T U) {
     return U * interp2<T>(p[-s], p[0]);
