@@ -124,8 +124,8 @@ public:
         const int nc_fast = dims[rank - 1] / 2 + 1;
         int cembed[2] = {rank == 2 ? dims[0] : nc_fast, nc_fast};
         const int cdist = (rank == 2 ? dims[0] : 1) * nc_fast;
-        int rnembed[2] = {real ? real->nembed[0] : 0, real ? real->nembed[1] : 0};
-        int* rembed = real ? (rank == 2 ? rnembed : rnembed + 1) : nullptr;
+        int rnembed[2] = {real ? real->nembed[0] : 0, real ? real->nembed[1] : 0}; // cuFFT: int*
+        int* rembed = real ? rnembed : nullptr;
         const int rstride = real ? real->stride : 1, rdist = real ? real->dist : 0;
         cufftResult r =
             forward ? cufftMakePlanMany(plan_, rank, dims, rembed, rstride, rdist,
@@ -298,15 +298,10 @@ struct PressureSolverGpu<T>::Impl {
         coef_buf.upload(lay.coef.data());
         steps = lay.steps(d, as_ptr<T>(bmat_buf), as_ptr<T>(coef_buf));
 
-        if (lay.needs_fft()) {
-            // Batched over the levels: 2-D transforms [slow][fast], or 1-D when slow has one
-            // entry.
-            int n[2] = {lay.nslow, lay.nfast};
-            const int rank = lay.nslow > 1 ? 2 : 1;
-            int* dims = rank == 2 ? n : n + 1;
-            const PressureRealLayout real = lay.real_layout(d);
-            fwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, true, stream, &real);
-            bwd = std::make_unique<CufftPlan<T>>(rank, dims, lay.ktot, false, stream, &real);
+        if (lay.needs_fft()) { // batched over the levels
+            PressureRealLayout real = lay.real_layout(d);
+            fwd = std::make_unique<CufftPlan<T>>(real.rank, real.n, lay.ktot, true, stream, &real);
+            bwd = std::make_unique<CufftPlan<T>>(real.rank, real.n, lay.ktot, false, stream, &real);
             field_offset = real.offset;
         }
     }

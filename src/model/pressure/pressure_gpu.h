@@ -49,13 +49,16 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Where the transforms' real values lie in a field of the model's layout (cuFFT's and
-// FFTW's advanced layout): value (fast, slow) of level k at
-// offset + (fast + slow * nembed[1]) * stride + k * dist, so that the forward transform reads
-// the right-hand side from the field and the inverse writes the solution into it, with no
-// packing pass on either side.
+// The one-rank transforms: their shape, and where their real values lie in a field of the
+// model's layout (cuFFT's and FFTW's advanced layout). Rank 2 runs over [slow][fast], rank 1
+// over fast alone (slow has one entry); the arrays hold rank entries, slowest first. Value
+// (fast, slow) of level k lies at offset + (fast + slow * nembed[rank - 1]) * stride + k * dist,
+// so that the forward transform reads the right-hand side from the field and the inverse
+// writes the solution into it, with no packing pass on either side.
 struct PressureRealLayout {
-    int nembed[2]; // {slow, fast} extents as stored (a 1-D transform takes nembed + 1)
+    int rank;
+    int n[2];      // the transform's extents
+    int nembed[2]; // the real side's extents as stored
     int stride;    // between values along fast
     int dist;      // between levels
     long offset;   // of the first interior point
@@ -73,13 +76,13 @@ struct PressureGpuLayout {
     std::vector<T> coef; // a, c, dz^2 rho, b_base, rhs_scale: ktot values each
     T top_mean = T(0);   // extra top diagonal term of the mean mode (-2 c[ktot-1])
     bool needs_fft() const { return nfast > 1; }
-    // The real side of the transforms in a field of dimensions d (needs_fft()).
+    // The transforms on a field of dimensions d (needs_fft()).
     PressureRealLayout real_layout(const GridDims& d) const {
         const bool x_fast = d.itot > 1;
-        return {{nslow, x_fast ? d.jj : nfast},
-                x_fast ? 1 : d.jj,
-                d.kk,
-                d.istart + long(d.jstart) * d.jj + long(d.kstart) * d.kk};
+        const int fast_stored = x_fast ? d.jj : nfast;
+        const long offset = d.istart + long(d.jstart) * d.jj + long(d.kstart) * d.kk;
+        if (nslow > 1) return {2, {nslow, nfast}, {nslow, fast_stored}, 1, d.kk, offset};
+        return {1, {nfast, 0}, {fast_stored, 0}, x_fast ? 1 : d.jj, d.kk, offset};
     }
 
     static PressureGpuLayout make(const Grid<T>& grid);

@@ -270,16 +270,13 @@ void emulate_gpu_solve(const Grid<T>& grid, Field3d<T>& p) {
         steps.thomas(cplx.data(), gam.data());
         return steps.unpack(cplx.data(), p.data());
     }
-    int n[2] = {lay.nslow, lay.nfast};
-    const int rank = lay.nslow > 1 ? 2 : 1;
-    int* dims = rank == 2 ? n : n + 1;
-    const PressureRealLayout real = lay.real_layout(d);
+    PressureRealLayout real = lay.real_layout(d);
     T* first = p.data() + real.offset;
-    const int* embed = rank == 2 ? real.nembed : real.nembed + 1;
-    ptest::Fft<T>::run(true, rank, dims, d.ktot, first, cplx.data(), embed, real.stride, real.dist);
+    ptest::Fft<T>::run(true, real.rank, real.n, d.ktot, first, cplx.data(), real.nembed,
+                       real.stride, real.dist);
     steps.thomas(cplx.data(), gam.data());
-    ptest::Fft<T>::run(false, rank, dims, d.ktot, first, cplx.data(), embed, real.stride,
-                       real.dist);
+    ptest::Fft<T>::run(false, real.rank, real.n, d.ktot, first, cplx.data(), real.nembed,
+                       real.stride, real.dist);
     steps.mirror_bottom(p.data());
 }
 
