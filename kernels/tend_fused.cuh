@@ -9,6 +9,10 @@
 // multiply-adds differently in the two). The 2i5 kernels also subtract the sponge's damping
 // (Sponge, timeint.cuh) from levels k >= sponge_kstart, as the sponge kernels would after
 // them, so the damped fields' tendencies take no passes of their own.
+// Two passes of the low-storage RK3 go too (docs/pass-count.md): with first_stage the
+// tendencies start from zero instead of being read (the previous stage left them unwritten,
+// PresOutRk's drop_tendencies), and the scalar kernels take the scalar's RK stage at once
+// into a second array (scalar_stage), so no rk_update pass reads s and st again.
 #include "advec.cuh"
 #include "diff.cuh"
 #include "diff_fused.cuh"
@@ -16,6 +20,30 @@
 #include "timeint.cuh"
 
 namespace sq {
+
+// A tendency's value before this kernel adds to it: 0 at the RK's first stage (first_stage:
+// the previous stage dropped it, so it is not read), else the stored one.
+template <typename T>
+SQ_HD T tendency_before(int first_stage, const T* at, int ijk) {
+    return first_stage ? T(0) : at[ijk];
+}
+
+// The end of a scalar's tendency kernel at one point, given the new tendency t: st = t, or
+// with s_next the RK stage at once, RkUpdate's arithmetic (bitwise): s_next = s + b dt t
+// and st = t a_next, st left unwritten with drop_tendency (the last stage: the next step's
+// first stage does not read it). s_next is a second array, as neighbours still read s.
+template <typename T>
+SQ_HD void scalar_stage(T* SQ_RESTRICT st, T* SQ_RESTRICT s_next, int ijk, T s_here, T t, T b_dt,
+                        T a_next, int drop_tendency) {
+    if (!s_next) {
+        st[ijk] = t;
+        return;
+    }
+    T s_new = s_here, st_new;
+    rk_stage(s_new, st_new, t, b_dt, a_next);
+    s_next[ijk] = s_new;
+    if (!drop_tendency) st[ijk] = st_new;
+}
 
 // u, v and w with the buoyancy on w. Called for kstart <= k < kend; w is updated for
 // k > kstart only (its wall face is fixed), as AdvecW2i5Buoy and DiffUVWSmag do.
@@ -33,6 +61,7 @@ struct TendUVW2i5Smag {
     int sponge_kstart;
     int kstart, kend;
     int jj, kk;
+    int first_stage; // 1: ut, vt, wt start from zero, unread (tendency_before)
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD void declare(D& d) const {
@@ -44,6 +73,7 @@ struct TendUVW2i5Smag {
         d.planes(SQ_ARG(ufluxbot), SQ_ARG(ufluxtop), SQ_ARG(vfluxbot), SQ_ARG(vfluxtop));
         d.profiles(SQ_ARG(sponge_coef), SQ_ARG(uref), SQ_ARG(vref));
         d.scalars(SQ_ARG(sponge_kstart), SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+        d.scalar(SQ_ARG(first_stage));
     }
     // The advection's (its vertical order drops within 3 levels of the walls); the
     // diffusion's 1 lies inside it.
@@ -92,6 +122,7 @@ struct TendUVW2i5Smag {
     SQ_HD const T* plane_output(int n, int i, int j, int k) const {
         return (n == 0 ? ut : n == 1 ? vt : wt) + i + j * jj + k * kk;
     }
+    SQ_HD bool reads_outputs() const { return !first_stage; }
 
     // The terms apart, so that store() can add them in the separate kernels' order: the
     // advection, the diffusion, then the sponge's damping subtracted (0 where undamped).
@@ -133,7 +164,9 @@ struct TendUVW2i5Smag {
     }
     SQ_HD void store(int i, int j, int k, const Terms& val) const {
         const int ijk = i + j * jj + k * kk;
-        const T old[3] = {ut[ijk], vt[ijk], k > kstart ? wt[ijk] : T(0)};
+        const T old[3] = {tendency_before(first_stage, ut, ijk),
+                          tendency_before(first_stage, vt, ijk),
+                          k > kstart ? tendency_before(first_stage, wt, ijk) : T(0)};
         plane_store(i, j, k, old, val);
     }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
@@ -152,6 +185,10 @@ struct TendS2i5Smag {
     int sponge_kstart;
     int kstart, kend;
     int jj, kk;
+    // The RK stage (scalar_stage; null s_next: none, st is the output) and first_stage.
+    T* SQ_RESTRICT s_next;
+    T b_dt, a_next;
+    int first_stage, drop_tendency;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD void declare(D& d) const {
@@ -162,6 +199,8 @@ struct TendS2i5Smag {
         d.planes(SQ_ARG(fluxbot), SQ_ARG(fluxtop));
         d.profiles(SQ_ARG(sponge_coef), SQ_ARG(sref));
         d.scalars(SQ_ARG(sponge_kstart), SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+        d.field(SQ_ARG(s_next), sq::Use::out);
+        d.scalars(SQ_ARG(b_dt), SQ_ARG(a_next), SQ_ARG(first_stage), SQ_ARG(drop_tendency));
     }
     static constexpr int wall_levels = max_(AdvecS2i5<T>::wall_levels, DiffCSmag<T>::wall_levels);
 
@@ -186,27 +225,31 @@ struct TendS2i5Smag {
     }
     static constexpr int plane_outputs = 1;
     SQ_HD const T* plane_output(int, int i, int j, int k) const { return st + i + j * jj + k * kk; }
+    SQ_HD bool reads_outputs() const { return !first_stage; }
 
     struct Terms {
         T advec, diff, damp;
+        T s_here; // the scalar at the point (scalar_stage's)
     };
     SQ_HD Terms value(int i, int j, int k) const {
+        const T s_here = s[i + j * jj + k * kk];
         return {advec().value(i, j, k), diffusion().value(i, j, k),
-                damped(k) ? sponge().damping(s[i + j * jj + k * kk], k) : T(0)};
+                damped(k) ? sponge().damping(s_here, k) : T(0), s_here};
     }
     template <class In>
     SQ_HD Terms value_with(const In& in, int i, int j, int k) const {
         const auto ps = in(0, s);
+        const T s_here = ps[i + j * jj + k * kk];
         return {advec().value_with(in, i, j, k), diffusion().value_at(ps, in(4, evisc), i, j, k),
-                damped(k) ? sponge().damping(ps[i + j * jj + k * kk], k) : T(0)};
+                damped(k) ? sponge().damping(s_here, k) : T(0), s_here};
     }
     SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], const Terms& val) const {
         T t = (old[0] + val.advec) + val.diff;
         if (damped(k)) t -= val.damp;
-        st[i + j * jj + k * kk] = t;
+        scalar_stage(st, s_next, i + j * jj + k * kk, val.s_here, t, b_dt, a_next, drop_tendency);
     }
     SQ_HD void store(int i, int j, int k, const Terms& val) const {
-        const T old[1] = {st[i + j * jj + k * kk]};
+        const T old[1] = {tendency_before(first_stage, st, i + j * jj + k * kk)};
         plane_store(i, j, k, old, val);
     }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
@@ -224,6 +267,7 @@ struct TendUVW2Const {
     T dxi, dyi, nu, g_over_thref, thref;
     int kstart;
     int jj, kk;
+    int first_stage; // 1: ut, vt, wt start from zero, unread (tendency_before)
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD void declare(D& d) const {
@@ -232,7 +276,7 @@ struct TendUVW2Const {
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(th));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(nu), SQ_ARG(g_over_thref), SQ_ARG(thref));
-        d.scalars(SQ_ARG(kstart), SQ_ARG(jj), SQ_ARG(kk));
+        d.scalars(SQ_ARG(kstart), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(first_stage));
     }
 
     using Tendencies = typename DiffUVWSmag<T>::Tendencies;
@@ -254,9 +298,10 @@ struct TendUVW2Const {
     }
     SQ_HD void store(int i, int j, int k, const Terms& val) const {
         const int ijk = i + j * jj + k * kk;
-        ut[ijk] = (ut[ijk] + val.advec.u) + val.diff.u;
-        vt[ijk] = (vt[ijk] + val.advec.v) + val.diff.v;
-        if (k > kstart) wt[ijk] = (wt[ijk] + val.advec.w) + val.diff.w;
+        ut[ijk] = (tendency_before(first_stage, ut, ijk) + val.advec.u) + val.diff.u;
+        vt[ijk] = (tendency_before(first_stage, vt, ijk) + val.advec.v) + val.diff.v;
+        if (k > kstart)
+            wt[ijk] = (tendency_before(first_stage, wt, ijk) + val.advec.w) + val.diff.w;
     }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
@@ -270,12 +315,18 @@ struct TendS2Const {
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, kappa;
     int jj, kk;
+    // The RK stage (scalar_stage; null s_next: none, st is the output) and first_stage.
+    T* SQ_RESTRICT s_next;
+    T b_dt, a_next;
+    int first_stage, drop_tendency;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(kappa), SQ_ARG(jj), SQ_ARG(kk));
+        d.field(SQ_ARG(s_next), sq::Use::out);
+        d.scalars(SQ_ARG(b_dt), SQ_ARG(a_next), SQ_ARG(first_stage), SQ_ARG(drop_tendency));
     }
 
     struct Terms {
@@ -288,7 +339,8 @@ struct TendS2Const {
     }
     SQ_HD void store(int i, int j, int k, const Terms& val) const {
         const int ijk = i + j * jj + k * kk;
-        st[ijk] = (st[ijk] + val.advec) + val.diff;
+        const T t = (tendency_before(first_stage, st, ijk) + val.advec) + val.diff;
+        scalar_stage(st, s_next, ijk, s[ijk], t, b_dt, a_next, drop_tendency);
     }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };

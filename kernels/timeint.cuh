@@ -12,6 +12,15 @@ SQ_HD void rk_stage(T& a, T& at, T at_value, T b_dt, T a_next) {
     at = at_value * a_next;
 }
 
+// rk_stage at element ijk of a and at; with drop_at the tendency is not written (the last
+// stage, when the next step's fused kernels start it from zero: tend_fused.cuh).
+template <typename T>
+SQ_HD void rk_stage_at(T* a, T* at, int ijk, T at_value, T b_dt, T a_next, int drop_at) {
+    T at_new;
+    rk_stage(a[ijk], at_new, at_value, b_dt, a_next);
+    if (!drop_at) at[ijk] = at_new;
+}
+
 // Low-storage Runge-Kutta stage: a += b dt * at, then at is scaled by the next stage's a
 // coefficient (0 after the last stage) so every process can simply add into it.
 template <typename T>
@@ -46,6 +55,7 @@ struct PresOutRk {
     T dxi, dyi, b_dt, a_next;
     int kstart;
     int jj, kk;
+    int drop_tendencies; // 1: ut, vt, wt left unwritten (rk_stage_at)
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD void declare(D& d) const {
@@ -54,7 +64,7 @@ struct PresOutRk {
         d.field(SQ_ARG(vt), sq::Use::inout).field(SQ_ARG(wt), sq::Use::inout).field(SQ_ARG(p));
         d.profile(SQ_ARG(dzhi));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(b_dt), SQ_ARG(a_next), SQ_ARG(kstart),
-                  SQ_ARG(jj), SQ_ARG(kk));
+                  SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(drop_tendencies));
     }
 
     SQ_HD PresOut<T> pres_out() const { return {ut, vt, wt, p, dzhi, dxi, dyi, kstart, jj, kk}; }
@@ -62,9 +72,10 @@ struct PresOutRk {
     SQ_HD void operator()(int i, int j, int k) const {
         const PresOut<T> po = pres_out();
         const int ijk = index3(i, j, k, jj, kk);
-        rk_stage(u[ijk], ut[ijk], po.ut_projected(ijk), b_dt, a_next);
-        rk_stage(v[ijk], vt[ijk], po.vt_projected(ijk), b_dt, a_next);
-        if (k > kstart) rk_stage(w[ijk], wt[ijk], po.wt_projected(ijk, k), b_dt, a_next);
+        rk_stage_at(u, ut, ijk, po.ut_projected(ijk), b_dt, a_next, drop_tendencies);
+        rk_stage_at(v, vt, ijk, po.vt_projected(ijk), b_dt, a_next, drop_tendencies);
+        if (k > kstart)
+            rk_stage_at(w, wt, ijk, po.wt_projected(ijk, k), b_dt, a_next, drop_tendencies);
     }
 };
 

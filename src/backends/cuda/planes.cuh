@@ -49,6 +49,18 @@ SQ_HD void static_for(const Fn& f) {
     }
 }
 
+// Whether the march reads a kernel's outputs before it stores them: F::reads_outputs()
+// where F has it (false when the stored values do not depend on the old ones, such as the
+// first stage of the RK tendencies), true otherwise.
+template <class F>
+SQ_HD auto plane_reads_outputs(const F& f, int) -> decltype(bool(f.reads_outputs())) {
+    return f.reads_outputs();
+}
+template <class F>
+SQ_HD bool plane_reads_outputs(const F&, long) {
+    return true;
+}
+
 // The nearest multiple count of m to o (|remainder| <= m / 2): splits a flat offset into
 // level, row and column when every part is less than half the stride below it.
 SQ_HD constexpr int plane_nearest(int o, int m) {
@@ -194,12 +206,13 @@ struct PlaneMarch {
     // reads the output at the first level.
     template <class G>
     SQ_HD void begin(Thread& t, const G& g, const T* const (&in)[inputs]) const {
+        const bool read_out = plane_reads_outputs(g, 0);
         SQ_PLANE_LOOP
         for (int r = 0; r < TY; ++r) {
             const int ij = (I0 + ci + t.il) + (J0 + cj + t.jl0 + r) * JJ;
             SQ_PLANE_LOOP
             for (int n = 0; n < outputs; ++n)
-                t.next[r][n] = inside(t, r)
+                t.next[r][n] = read_out && inside(t, r)
                                    ? *g.plane_output(n, I0 + ci + t.il, J0 + cj + t.jl0 + r, kb)
                                    : T(0);
             // Each input's window length a constant, so that the loop unrolls and the
@@ -219,10 +232,12 @@ struct PlaneMarch {
     // Slots kl .. kl + lookahead must have arrived. G: F or a kernel derived from it.
     // The outputs (F::plane_output(n, i, j, k): the elements store adds to) are read a level
     // ahead, as the march's loads are: otherwise every level waits for a read from DRAM;
-    // F::plane_store(i, j, k, old, value) then writes old + value where store would add.
+    // F::plane_store(i, j, k, old, value) then writes old + value where store would add
+    // (old is 0 where plane_reads_outputs says the outputs are not read).
     template <class G>
     SQ_HD void step(Thread& t, const G& g, int kl) const {
         const int k = kb + kl, s0 = kl % RING;
+        const bool read_out = plane_reads_outputs(g, 0);
         auto slot = [&](int m) { return s0 + m < RING ? s0 + m : s0 + m - RING; }; // m < RING
         SQ_PLANE_LOOP
         for (int r = 0; r < TY; ++r) {
@@ -232,7 +247,8 @@ struct PlaneMarch {
             SQ_PLANE_LOOP
             for (int n = 0; n < outputs; ++n) {
                 old[n] = t.next[r][n];
-                if (kl + 1 < steps && inside(t, r)) t.next[r][n] = *g.plane_output(n, i, j, k + 1);
+                if (read_out && kl + 1 < steps && inside(t, r))
+                    t.next[r][n] = *g.plane_output(n, i, j, k + 1);
             }
             const T* planes[inputs][NP] = {}; // zeroed: entries past planes_of(q) too
             int at[inputs];                   // the point's cell in each input's box

@@ -429,6 +429,10 @@ bool runs_fused_tendencies(const Config& c) {
     return c.tendencies == Tendencies::fused;
 }
 
+bool runs_scalar_stage_in_tendencies(const Config& c) {
+    return runs_fused_tendencies(c) && (!c.sponge.enabled || c.diff == DiffType::smag2);
+}
+
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
     YAML::Node root = cfg::parse_file(path);
     const auto from_command_line = cfg::apply_overrides(root, overrides);

@@ -155,6 +155,11 @@ bool fused_tendencies_available(const Config& c);
 // kernels on the CPU, where they are slower, and for the DNS pair, which has no GPU figure
 // yet (docs/performance.md). An unresolved backend counts as the CPU.
 bool runs_fused_tendencies(const Config& c);
+// Whether the fused scalar kernel also takes the scalar's RK stage (kernels/tend_fused.cuh,
+// into Fields::s_next): when the fused kernels run and no sponge kernel adds to the scalar's
+// tendency after them (the 2i5 kernels subtract the damping themselves, the constant-
+// diffusion pair leaves it to the sponge kernels).
+bool runs_scalar_stage_in_tendencies(const Config& c);
 
 // Choose or check the MPI decomposition for `nprocs` ranks. npx/npy == 0 means
 // automatic. Returns {npx, npy}; throws ConfigError explaining why a given

@@ -12,6 +12,9 @@ template <typename T>
 struct Fields {
     Field3d<T> u, v, w, s;     // prognostic: velocities and the scalar (th or b)
     Field3d<T> ut, vt, wt, st; // tendencies (low-storage RK accumulators)
+    // The fused scalar kernels' RK stage writes the new scalar here (its neighbours still
+    // read s), and the model then swaps it with s (Model::tendencies).
+    Field3d<T> s_next;
     Field3d<T> p;              // pressure (also holds the pressure RHS)
     Field3d<T> evisc, strain2; // LES closure (strain2: only for the separate closure kernels)
     bool has_scalar = false;
@@ -23,14 +26,15 @@ struct Fields {
     DeviceArray<T> ustar, obuk_inv;                 // surface-layer state
 
     // with_strain2: the closure passes the strain rate through an array (not the fused
-    // StrainEviscSmag); only with with_les.
+    // StrainEviscSmag); only with with_les. with_scalar_stage: s_next (with with_scalar).
     Fields(const GridDims& d, bool with_scalar, bool with_les, bool with_strain2, bool with_surface,
-           bool device = false)
+           bool with_scalar_stage, bool device = false)
         : u(d, device), v(d, device), w(d, device), ut(d, device), vt(d, device), wt(d, device),
           p(d, device), has_scalar(with_scalar), on_device(device) {
         if (with_scalar) {
             s = Field3d<T>(d, device);
             st = Field3d<T>(d, device);
+            if (with_scalar_stage) s_next = Field3d<T>(d, device);
         }
         if (with_les) {
             evisc = Field3d<T>(d, device);
@@ -44,7 +48,7 @@ struct Fields {
 
     std::vector<Field3d<T>*> fields_3d() {
         std::vector<Field3d<T>*> r;
-        for (auto* f : {&u, &v, &w, &s, &ut, &vt, &wt, &st, &p, &evisc, &strain2})
+        for (auto* f : {&u, &v, &w, &s, &ut, &vt, &wt, &st, &s_next, &p, &evisc, &strain2})
             if (f->size() > 0) r.push_back(f);
         return r;
     }

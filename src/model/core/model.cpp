@@ -70,7 +70,8 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
       g_(Grid<T>::make(cfg, decomp.npx, decomp.npy, decomp.px, decomp.py)),
       metric_arrays_(g_, on_device_), m_(metric_arrays_.get()),
       f_(g_.d, cfg.thermo != ThermoType::none, cfg.diff == DiffType::smag2,
-         !runs_fused_tendencies(cfg), cfg.bc.surface.enabled, on_device_),
+         !runs_fused_tendencies(cfg), cfg.bc.surface.enabled, runs_scalar_stage_in_tendencies(cfg),
+         on_device_),
       halo_(g_.d, decomp, on_device_) {
     if (on_device_) {
 #ifdef SQUALL_GPU_MODEL
@@ -292,9 +293,9 @@ void Model<T>::step() {
             }
             if (target > itime_) idt_ = spread_step(idt_, target - itime_);
         }
-        tendencies();
         const T b_dt = T(rk_b_[sub] * dt());
         const T a_next = sub + 1 < nsub ? T(rk_a_[sub + 1]) : T(0); // 0: the last stage
+        tendencies(sub == 0, b_dt, a_next);
         pressure_and_update(b_dt, a_next);
         rk_update_scalar(b_dt, a_next);
     }

@@ -124,15 +124,19 @@ private:
     // One RK substep pieces (tendencies.cpp, boundaries.cpp, surface_layer.cpp, projection.cpp).
     void surface_layer();
     void closure();
-    void tendencies();
+    // The substep's tendencies; with the fused kernels, first: the RK's first stage (they
+    // start from zero), and the scalar's stage with b_dt and a_next (scalar_stage_in_tendencies).
+    void tendencies(bool first, T b_dt, T a_next);
     void advection();
     void diffusion();
-    void advection_diffusion_fused(); // advection() then diffusion() in the fused kernels
+    void advection_diffusion_fused(bool first, T b_dt, T a_next); // advection(), diffusion()
+    bool scalar_stage_in_tendencies() const { return f_.s_next.size() > 0; }
     bool has_buoyancy() const;
     T buoyancy_factor() const;
     T buoyancy_reference() const;
     void sponge();
     bool sponge_in_tendencies() const;
+    // a_next == 0 marks the last stage (where the fused kernels' next stage starts from zero).
     void pressure_and_update(T b_dt, T a_next);
     void rk_update_scalar(T b_dt, T a_next);
     void project_initial();

@@ -13,7 +13,9 @@ namespace squall {
 
 // Projects the velocity tendencies onto a divergence-free field (docs/numerics.md) and takes
 // the RK stage of u, v and w: the pressure solve for dts = b_dt, then the gradient and the
-// stage in one pass (PresOutRk).
+// stage in one pass (PresOutRk). At the last stage (a_next == 0) the fused kernels' next
+// stage starts the tendencies from zero, so they are not written (3 passes); the separate
+// kernels add into them, so they get the zeros.
 template <typename T>
 void Model<T>::pressure_and_update(T b_dt, T a_next) {
     const auto& d = g_.d;
@@ -55,15 +57,16 @@ void Model<T>::pressure_and_update(T b_dt, T a_next) {
                                         .a_next = a_next,
                                         .kstart = d.kstart,
                                         .jj = d.jj,
-                                        .kk = d.kk});
+                                        .kk = d.kk,
+                                        .drop_tendencies = a_next == T(0) && fused_tendencies()});
 }
 
 // The RK stage of the scalar: s += b dt s_t, then s_t *= a_next so the next stage simply
-// adds into it.
+// adds into it; unless the fused scalar kernel took it (scalar_stage_in_tendencies).
 template <typename T>
 void Model<T>::rk_update_scalar(T b_dt, T a_next) {
     const auto& d = g_.d;
-    if (f_.has_scalar)
+    if (f_.has_scalar && !scalar_stage_in_tendencies())
         launch_interior(d, sq::RkUpdate<T>{.a = f_.s.data(),
                                            .at = f_.st.data(),
                                            .b_dt = b_dt,

@@ -1,6 +1,8 @@
 // One Runge-Kutta substep's tendencies: the Smagorinsky closure, advection (with the
 // buoyancy), diffusion and the sponge. Every point computation is a kernel struct from
 // kernels/, launched over the interior of its vertical position (interior.h).
+#include <utility>
+
 #include "backends/launch.h"
 #include "kernels/advec.cuh"
 #include "kernels/boundary.cuh"
@@ -150,10 +152,14 @@ bool Model<T>::fused_tendencies() const {
 
 // advection() and diffusion() with a buoyancy, for 2i5 with smag2 or 2 with constant
 // diffusion: the momentum's and the scalar's advection and diffusion in one kernel each,
-// bitwise the same tendencies (kernels/tend_fused.cuh).
+// bitwise the same tendencies (kernels/tend_fused.cuh). At the first stage they start from
+// zero (the last stage dropped them: pressure_and_update); with the scalar's stage the
+// scalar kernel writes the new scalar into s_next, which then becomes s.
 template <typename T>
-void Model<T>::advection_diffusion_fused() {
+void Model<T>::advection_diffusion_fused(bool first, T b_dt, T a_next) {
     const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
+    T* s_next = scalar_stage_in_tendencies() ? f_.s_next.data() : nullptr;
+    const int first_stage = first, drop_tendency = a_next == T(0);
     if (cfg_.diff == DiffType::constant) {
         launch_on_grid(sq::TendUVW2Const<T>{.ut = f_.ut.data(),
                                             .vt = f_.vt.data(),
@@ -164,9 +170,20 @@ void Model<T>::advection_diffusion_fused() {
                                             .th = f_.s.data(),
                                             .nu = T(cfg_.nu),
                                             .g_over_thref = buoyancy_factor(),
-                                            .thref = buoyancy_reference()});
-        launch_on_grid(sq::TendS2Const<T>{
-            .st = f_.st.data(), .s = f_.s.data(), .u = u, .v = v, .w = w, .kappa = T(cfg_.kappa)});
+                                            .thref = buoyancy_reference(),
+                                            .first_stage = first_stage});
+        launch_on_grid(sq::TendS2Const<T>{.st = f_.st.data(),
+                                          .s = f_.s.data(),
+                                          .u = u,
+                                          .v = v,
+                                          .w = w,
+                                          .kappa = T(cfg_.kappa),
+                                          .s_next = s_next,
+                                          .b_dt = b_dt,
+                                          .a_next = a_next,
+                                          .first_stage = first_stage,
+                                          .drop_tendency = drop_tendency});
+        if (s_next) std::swap(f_.s, f_.s_next);
         return;
     }
     const T* ev = f_.evisc.data();
@@ -190,7 +207,8 @@ void Model<T>::advection_diffusion_fused() {
                                          .sponge_coef = coef,
                                          .uref = sponge_uref_.data(),
                                          .vref = sponge_vref_.data(),
-                                         .sponge_kstart = sponge_kstart_});
+                                         .sponge_kstart = sponge_kstart_,
+                                         .first_stage = first_stage});
     launch_on_grid(sq::TendS2i5Smag<T>{.st = f_.st.data(),
                                        .s = f_.s.data(),
                                        .u = u,
@@ -203,7 +221,13 @@ void Model<T>::advection_diffusion_fused() {
                                        .fluxtop = nullptr,
                                        .sponge_coef = coef,
                                        .sref = sponge_sref_.data(),
-                                       .sponge_kstart = sponge_kstart_});
+                                       .sponge_kstart = sponge_kstart_,
+                                       .s_next = s_next,
+                                       .b_dt = b_dt,
+                                       .a_next = a_next,
+                                       .first_stage = first_stage,
+                                       .drop_tendency = drop_tendency});
+    if (s_next) std::swap(f_.s, f_.s_next);
 }
 
 // The fused 2i5 tendency kernels subtract the sponge's damping themselves (bitwise what the
@@ -262,10 +286,10 @@ void Model<T>::sponge() {
 }
 
 template <typename T>
-void Model<T>::tendencies() {
+void Model<T>::tendencies(bool first, T b_dt, T a_next) {
     if (fused_tendencies()) {
         halo_.finish(); // the eddy viscosity's (closure())
-        advection_diffusion_fused();
+        advection_diffusion_fused(first, b_dt, a_next);
     } else {
         advection();
         halo_.finish();

@@ -197,7 +197,8 @@ std::set<std::string> check_all() {
                                      .kstart = b.kstart,
                                      .kend = b.kend,
                                      .jj = b.jj,
-                                     .kk = b.kk};
+                                     .kk = b.kk,
+                                     .first_stage = 0};
     };
     check_each_output(tend);
     names.insert(check_kernel(b, [&](T* out) {
@@ -223,7 +224,12 @@ std::set<std::string> check_all() {
                                    .kstart = b.kstart,
                                    .kend = b.kend,
                                    .jj = b.jj,
-                                   .kk = b.kk};
+                                   .kk = b.kk,
+                                   .s_next = nullptr,
+                                   .b_dt = T(0),
+                                   .a_next = T(0),
+                                   .first_stage = 0,
+                                   .drop_tendency = 0};
     }));
     return names;
 }

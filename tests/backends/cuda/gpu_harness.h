@@ -37,9 +37,13 @@ public:
                 continue;
             }
             if (m.shape == Shape::integer) {
-                if (m.name == "mason") {
-                    const int one = 1;
-                    std::memcpy(hp, &one, sizeof one), std::memcpy(dp, &one, sizeof one);
+                // The RK stage flags (tend_fused.cuh, timeint.cuh) take the other value in the
+                // other precision (seeds sizeof(T) apart), so both paths run on the GPU.
+                const bool stage_flag = m.name == "first_stage" || m.name == "drop_tendency" ||
+                                        m.name == "drop_tendencies";
+                if (m.name == "mason" || stage_flag) {
+                    const int v = stage_flag ? int((seed >> 2) & 1) : 1;
+                    std::memcpy(hp, &v, sizeof v), std::memcpy(dp, &v, sizeof v);
                 }
                 continue;
             }

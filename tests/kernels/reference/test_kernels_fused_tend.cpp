@@ -3,13 +3,16 @@
 // then its diffusion, then the sponge on its levels): every element of every tendency
 // array, ghost cells included, must be bitwise equal, on the random non-cubic stretched
 // grid with walls, in float and double; 2i5 with Smagorinsky with and without wall fluxes
-// and the sponge, 2 with constant diffusion.
+// and the sponge, 2 with constant diffusion. The RK's first stage (the tendencies start from
+// zero, unread) against the separate kernels on zeroed tendencies, and the scalar kernels'
+// RK stage against RkUpdate after them.
 #include "kernels/tend_fused.cuh"
 
 #include "ref_harness.h"
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <tuple>
 
 using namespace sqtest;
@@ -32,6 +35,20 @@ struct State {
         : u(to_t<T>(in.u)), v(to_t<T>(in.v)), w(to_t<T>(in.w)), th(to_t<T>(in.th)),
           evisc(to_t<T>(in.evisc)), fluxbot(to_t<T>(in.fluxbot)), fluxtop(to_t<T>(in.fluxtop)),
           ut(to_t<T>(in.ut)), vt(to_t<T>(in.vt)), wt(to_t<T>(in.wt)), st(to_t<T>(in.tend0)) {}
+    // Every tendency set to 0, and with nan_inside the points it is computed at to NaN
+    // (w's wall face is not one): what the first stage must not read.
+    void tendencies_at_first_stage(const RefGrid& g, bool nan_inside) {
+        for (std::vector<T>* a : {&ut, &vt, &wt, &st})
+            for (int k = 0; k < g.kcells; ++k)
+                for (int j = 0; j < g.jcells; ++j)
+                    for (int i = 0; i < g.icells; ++i) {
+                        const int k0 = a == &wt ? g.kstart + 1 : g.kstart;
+                        const bool inside = k >= k0 && k < g.kend && i >= g.istart && i < g.iend &&
+                                            j >= g.jstart && j < g.jend;
+                        (*a)[size_t(g.idx(i, j, k))] =
+                            nan_inside && inside ? std::numeric_limits<T>::quiet_NaN() : T(0);
+                    }
+    }
 };
 
 // Elements of a and b whose bits differ.
@@ -102,7 +119,8 @@ struct SpongeProfiles {
 // may be null).
 template <typename T>
 sq::TendS2i5Smag<T> tend_s(T* st, const State<T>& in, const Metrics<T>& m, const RefGrid& g,
-                           const T* fb, const T* ft, const T* coef, const SpongeProfiles<T>& sp) {
+                           const T* fb, const T* ft, const T* coef, const SpongeProfiles<T>& sp,
+                           int first_stage = 0) {
     return {.st = st,
             .s = in.th.data(),
             .u = in.u.data(),
@@ -125,18 +143,30 @@ sq::TendS2i5Smag<T> tend_s(T* st, const State<T>& in, const Metrics<T>& m, const
             .kstart = g.kstart,
             .kend = g.kend,
             .jj = m.jj,
-            .kk = m.kk};
+            .kk = m.kk,
+            .s_next = nullptr,
+            .b_dt = T(0),
+            .a_next = T(0),
+            .first_stage = first_stage,
+            .drop_tendency = 0};
 }
 
+// first: the RK's first stage, the separate kernels adding into zeroed tendencies and the
+// fused ones (first_stage) given NaN there.
 template <typename T>
-void check(bool with_flux, bool with_sponge) {
+void check(bool with_flux, bool with_sponge, bool first = false) {
     SCOPED_TRACE(with_flux ? "with wall fluxes" : "resolved walls");
     SCOPED_TRACE(with_sponge ? "with the sponge" : "no sponge");
+    SCOPED_TRACE(first ? "first stage" : "later stage");
     const Inputs in = make_inputs<T>();
     const RefGrid& g = in.g;
     const Metrics<T> m(g);
-    const State<T> initial(in);
-    State<T> sep(in), fused(in);
+    State<T> initial(in), sep(in), fused(in);
+    if (first) {
+        initial.tendencies_at_first_stage(g, false);
+        sep.tendencies_at_first_stage(g, false);
+        fused.tendencies_at_first_stage(g, true);
+    }
     const T* fb = with_flux ? initial.fluxbot.data() : nullptr;
     const T* ft = with_flux ? initial.fluxtop.data() : nullptr;
     const T g_over_thref = T(gravity / thref), tref = T(thref);
@@ -203,21 +233,27 @@ void check(bool with_flux, bool with_sponge) {
                                      .kstart = ks,
                                      .kend = ke,
                                      .jj = m.jj,
-                                     .kk = m.kk},
+                                     .kk = m.kk,
+                                     .first_stage = first},
                g, ks, ke);
-    run_kernel(tend_s(fused.st.data(), initial, m, g, fb, ft, coef, sp), g, ks, ke);
+    run_kernel(tend_s(fused.st.data(), initial, m, g, fb, ft, coef, sp, first), g, ks, ke);
 
     expect_same(g, sep, fused, initial);
 }
 
 // 2nd-order advection and constant diffusion (TendUVW2Const, TendS2Const) the same way.
 template <typename T>
-void check_const() {
+void check_const(bool first = false) {
+    SCOPED_TRACE(first ? "first stage" : "later stage");
     const Inputs in = make_inputs<T>();
     const RefGrid& g = in.g;
     const Metrics<T> m(g);
-    const State<T> initial(in);
-    State<T> sep(in), fused(in);
+    State<T> initial(in), sep(in), fused(in);
+    if (first) {
+        initial.tendencies_at_first_stage(g, false);
+        sep.tendencies_at_first_stage(g, false);
+        fused.tendencies_at_first_stage(g, true);
+    }
     const T g_over_thref = T(gravity / thref), tref = T(thref);
     const int ks = g.kstart, ke = g.kend;
     const T *u = initial.u.data(), *v = initial.v.data(), *w = initial.w.data();
@@ -242,12 +278,29 @@ void check_const() {
         ks + 1, ke);
     run_kernel(diff(sep.st.data(), th, kappa), g, ks, ke);
 
-    run_kernel(sq::TendUVW2Const<T>{fused.ut.data(), fused.vt.data(), fused.wt.data(), u, v, w, th,
-                                    dzi, dzhi, rho, rhoh, m.dxi, m.dyi, T(nu), g_over_thref, tref,
-                                    ks, m.jj, m.kk},
+    run_kernel(sq::TendUVW2Const<T>{fused.ut.data(),
+                                    fused.vt.data(),
+                                    fused.wt.data(),
+                                    u,
+                                    v,
+                                    w,
+                                    th,
+                                    dzi,
+                                    dzhi,
+                                    rho,
+                                    rhoh,
+                                    m.dxi,
+                                    m.dyi,
+                                    T(nu),
+                                    g_over_thref,
+                                    tref,
+                                    ks,
+                                    m.jj,
+                                    m.kk,
+                                    first},
                g, ks, ke);
     run_kernel(sq::TendS2Const<T>{fused.st.data(), th, u, v, w, dzi, dzhi, rho, rhoh, m.dxi, m.dyi,
-                                  T(kappa), m.jj, m.kk},
+                                  T(kappa), m.jj, m.kk, nullptr, T(0), T(0), first, 0},
                g, ks, ke);
     expect_same(g, sep, fused, initial);
 }
@@ -264,6 +317,69 @@ TYPED_TEST(FusedTendencies, WithTheSpongeBitwiseEqualToSeparateKernels) {
 
 TYPED_TEST(FusedTendencies, SecondOrderConstantBitwiseEqualToSeparateKernels) {
     check_const<TypeParam>();
+}
+
+// At the first stage the fused kernels neither read their old tendencies (NaN here) nor
+// need them: bitwise the separate kernels adding into zeros.
+TYPED_TEST(FusedTendencies, FirstStageBitwiseEqualToSeparateKernelsFromZero) {
+    check<TypeParam>(true, true, true);
+    check<TypeParam>(false, false, true);
+    check_const<TypeParam>(true);
+}
+
+// The scalar kernels' RK stage (s_next): bitwise RkUpdate after the tendency kernel without
+// it, over the interior; s_next is written on the interior only; st is
+// scaled by a_next or, with drop_tendency, not written at all.
+template <typename T, class K>
+void check_scalar_stage(K with_stage, const RefGrid& g, const State<T>& in, int drop) {
+    SCOPED_TRACE(drop ? "tendency dropped" : "tendency kept");
+    const int ks = g.kstart, ke = g.kend;
+    const T b_dt = T(0.9375 * 0.2), a_next = T(-153.0 / 128.0);
+    const std::vector<T> s_initial = in.th, st_initial = in.st, poison(in.th.size(), T(-7));
+    // Reference: the kernel without the stage, then RkUpdate.
+    std::vector<T> s_ref = s_initial, st_ref = st_initial;
+    K plain = with_stage;
+    plain.st = st_ref.data(), plain.s_next = nullptr;
+    run_kernel(plain, g, ks, ke);
+    run_kernel(sq::RkUpdate<T>{s_ref.data(), st_ref.data(), b_dt, a_next, plain.jj, plain.kk}, g,
+               ks, ke);
+    // The stage in the kernel, into s_next.
+    std::vector<T> st = st_initial, s_next = poison;
+    with_stage.st = st.data(), with_stage.s_next = s_next.data();
+    with_stage.b_dt = b_dt, with_stage.a_next = a_next, with_stage.drop_tendency = drop;
+    run_kernel(with_stage, g, ks, ke);
+    const long interior = long(g.itot) * g.jtot * (ke - ks);
+    std::vector<T> s_expected = poison; // s_ref on the interior, untouched elsewhere
+    for (int k = ks; k < ke; ++k)
+        for (int j = g.jstart; j < g.jend; ++j)
+            for (int i = g.istart; i < g.iend; ++i) {
+                const size_t n = size_t(g.idx(i, j, k));
+                s_expected[n] = s_ref[n];
+            }
+    EXPECT_EQ(differing(s_next, s_expected), 0) << "s_next";
+    EXPECT_EQ(differing(s_next, poison), interior) << "s_next";
+    if (drop)
+        EXPECT_EQ(differing(st, st_initial), 0) << "st, dropped";
+    else
+        EXPECT_EQ(differing(st, st_ref), 0) << "st";
+}
+
+TYPED_TEST(FusedTendencies, ScalarStageBitwiseEqualToRkUpdateAfterTheKernel) {
+    using T = TypeParam;
+    const Inputs in = make_inputs<T>();
+    const RefGrid& g = in.g;
+    const Metrics<T> m(g);
+    const State<T> s(in);
+    const SpongeProfiles<T> sp(g);
+    for (const int drop : {0, 1}) {
+        check_scalar_stage(
+            tend_s<T>(nullptr, s, m, g, s.fluxbot.data(), nullptr, sp.coef.data(), sp), g, s, drop);
+        check_scalar_stage(sq::TendS2Const<T>{nullptr, s.th.data(), s.u.data(), s.v.data(),
+                                              s.w.data(), m.dzi.data(), m.dzhi.data(), m.rho.data(),
+                                              m.rhoh.data(), m.dxi, m.dyi, T(kappa), m.jj, m.kk,
+                                              nullptr, T(0), T(0), 0, 0},
+                           g, s, drop);
+    }
 }
 
 // The sum's order matters: adding the two terms first would change results in the last

@@ -165,7 +165,8 @@ TYPED_TEST(MiscKernels, PresOut) {
 }
 
 // The fused projection end and RK stage: the reference gradient added to the tendency,
-// then the stage a += b dt at, at *= a_next, all in long double.
+// then the stage a += b dt at, at *= a_next, all in long double; with drop_tendencies the
+// tendencies stay as they were.
 TYPED_TEST(MiscKernels, PresOutRk) {
     using T = TypeParam;
     const Inputs in = make_inputs<T>();
@@ -173,15 +174,9 @@ TYPED_TEST(MiscKernels, PresOutRk) {
     const Metrics<T> m(g);
     const double b_dt = as_t<T>(0.9375 * 0.2), a_next = as_t<T>(-153.0 / 128.0);
     const auto p = to_t<T>(in.p);
-    auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w);
-    auto ut = to_t<T>(in.ut), vt = to_t<T>(in.vt), wt = to_t<T>(in.wt);
-    const sq::PresOutRk<T> kn{u.data(),  v.data(),  w.data(),      ut.data(), vt.data(),
-                              wt.data(), p.data(),  m.dzhi.data(), m.dxi,     m.dyi,
-                              T(b_dt),   T(a_next), g.kstart,      m.jj,      m.kk};
-    run_kernel(kn, g, g.kstart, g.kend); // all levels: w at the wall must stay untouched
     const sqref::PresGrad grad = sqref::ref_pres_out(g, in.p);
     // Expected state and tendency of one component on levels k0 <= k < kend.
-    auto stage = [&](const Vec& a, const Vec& at, const Vec& grad_a, int k0) {
+    auto stage = [&](const Vec& a, const Vec& at, const Vec& grad_a, int k0, bool drop) {
         std::pair<Vec, Vec> e{a, at};
         for (int k = k0; k < g.kend; ++k)
             for (int j = g.jstart; j < g.jend; ++j)
@@ -189,20 +184,33 @@ TYPED_TEST(MiscKernels, PresOutRk) {
                     const int n = g.idx(i, j, k);
                     const long double projected = (long double)at[n] + grad_a[n];
                     e.first[n] = double(a[n] + b_dt * projected);
-                    e.second[n] = double(a_next * projected);
+                    if (!drop) e.second[n] = double(a_next * projected);
                 }
         return e;
     };
-    const auto [u_e, ut_e] = stage(in.u, in.ut, grad.ut, g.kstart);
-    const auto [v_e, vt_e] = stage(in.v, in.vt, grad.vt, g.kstart);
-    const auto [w_e, wt_e] = stage(in.w, in.wt, grad.wt, g.kstart + 1);
-    SQ_EXPECT_MATCH(T, compare(g, u, u_e, in.u, g.kstart, g.kend), "PresOutRk u");
-    SQ_EXPECT_MATCH(T, compare(g, ut, ut_e, in.ut, g.kstart, g.kend), "PresOutRk ut");
-    SQ_EXPECT_MATCH(T, compare(g, v, v_e, in.v, g.kstart, g.kend), "PresOutRk v");
-    SQ_EXPECT_MATCH(T, compare(g, vt, vt_e, in.vt, g.kstart, g.kend), "PresOutRk vt");
-    // w and wt at kstart lie outside the compared range: they must be bit-identical.
-    SQ_EXPECT_MATCH(T, compare(g, w, w_e, in.w, g.kstart + 1, g.kend), "PresOutRk w");
-    SQ_EXPECT_MATCH(T, compare(g, wt, wt_e, in.wt, g.kstart + 1, g.kend), "PresOutRk wt");
+    for (const int drop : {0, 1}) {
+        SCOPED_TRACE(drop ? "tendencies dropped" : "tendencies kept");
+        auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w);
+        auto ut = to_t<T>(in.ut), vt = to_t<T>(in.vt), wt = to_t<T>(in.wt);
+        const sq::PresOutRk<T> kn{
+            u.data(), v.data(), w.data(), ut.data(), vt.data(), wt.data(), p.data(), m.dzhi.data(),
+            m.dxi,    m.dyi,    T(b_dt),  T(a_next), g.kstart,  m.jj,      m.kk,     drop};
+        run_kernel(kn, g, g.kstart, g.kend); // all levels: w at the wall must stay untouched
+        const auto [u_e, ut_e] = stage(in.u, in.ut, grad.ut, g.kstart, drop);
+        const auto [v_e, vt_e] = stage(in.v, in.vt, grad.vt, g.kstart, drop);
+        const auto [w_e, wt_e] = stage(in.w, in.wt, grad.wt, g.kstart + 1, drop);
+        // w and wt at kstart lie outside the compared range: they must be bit-identical.
+        SQ_EXPECT_MATCH(T, compare(g, u, u_e, in.u, g.kstart, g.kend), "PresOutRk u");
+        SQ_EXPECT_MATCH(T, compare(g, v, v_e, in.v, g.kstart, g.kend), "PresOutRk v");
+        SQ_EXPECT_MATCH(T, compare(g, w, w_e, in.w, g.kstart + 1, g.kend), "PresOutRk w");
+        if (drop) { // not even the interior's tendencies were written
+            EXPECT_TRUE(ut == to_t<T>(in.ut) && vt == to_t<T>(in.vt) && wt == to_t<T>(in.wt));
+        } else {
+            SQ_EXPECT_MATCH(T, compare(g, ut, ut_e, in.ut, g.kstart, g.kend), "PresOutRk ut");
+            SQ_EXPECT_MATCH(T, compare(g, vt, vt_e, in.vt, g.kstart, g.kend), "PresOutRk vt");
+            SQ_EXPECT_MATCH(T, compare(g, wt, wt_e, in.wt, g.kstart + 1, g.kend), "PresOutRk wt");
+        }
+    }
 }
 
 TYPED_TEST(MiscKernels, DivergenceAndCfl) {

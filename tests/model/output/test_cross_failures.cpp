@@ -27,7 +27,7 @@ struct Sections {
     Fields<double> f;
     Sections(const std::string& name)
         : cfg(make_config(name)), g(Grid<double>::make(cfg, 1, 1, 0, 0)),
-          f(g.d, false, false, false, false) {}
+          f(g.d, false, false, false, false, false) {}
     static Config make_config(const std::string& name) {
         Config c;
         c.name = name;

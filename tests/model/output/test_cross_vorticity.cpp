@@ -98,7 +98,7 @@ Errors run_case(int n) {
     const Config cfg = stretched_case(n, dir);
     const Grid<T> g = Grid<T>::make(cfg, 1, 1, 0, 0);
     const Decomposition dc = Decomposition::make(MPI_COMM_WORLD, 1, 1);
-    Fields<T> f(g.d, false, false, false, false);
+    Fields<T> f(g.d, false, false, false, false, false);
     fill_flow(g, f);
     {
         Output<T> out(cfg, g, f, dc);
