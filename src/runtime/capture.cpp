@@ -94,8 +94,14 @@ CaptureSettings CaptureSettings::from_env() {
 }
 
 bool CaptureSettings::matches(std::string_view key) const {
-    for (const auto& p : patterns)
+    for (const std::string_view p : patterns) {
         if (glob_match(p, key)) return true;
+        // A pattern without wildcards also selects the keys that continue it with '_'
+        // arguments, so that a kernel's name selects it in every precision.
+        const bool bare = p.find_first_of("*?") == std::string_view::npos;
+        if (bare && key.size() > p.size() && key.substr(0, p.size()) == p && key[p.size()] == '_')
+            return true;
+    }
     return false;
 }
 

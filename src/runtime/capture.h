@@ -51,6 +51,8 @@ struct CaptureSettings {
 
     static CaptureSettings from_env();
     bool enabled() const { return !patterns.empty(); }
+    // Whether a pattern matches the key, or, having no wildcard, is the key up to one of
+    // its '_' arguments ("diff_uvw_smag" selects diff_uvw_smag_double and _float).
     bool matches(std::string_view key) const;
 };
 

@@ -46,12 +46,29 @@ TEST(Capture, SettingsFromEnvironment) {
     EXPECT_TRUE(s.matches("advec_u_double"));
     EXPECT_TRUE(s.matches("diff_uvw_float"));
     EXPECT_FALSE(s.matches("diff_uvw_double"));
+    EXPECT_FALSE(s.matches("diff_uvw_float2"));
     EXPECT_EQ(s.skip, 3u);
     EXPECT_EQ(s.dir, "/tmp/caps");
     EXPECT_EQ(s.max_bytes, 10u << 20);
     CaptureSettings none = CaptureSettings::from_env();
     EXPECT_FALSE(none.enabled());
     EXPECT_EQ(none.max_bytes, 4096ull << 20);
+}
+
+// A kernel's bare name selects its keys in every precision (and other '_' arguments), not
+// other kernels whose names merely begin with it.
+TEST(Capture, BareNameSelectsEveryPrecision) {
+    CaptureSettings s;
+    s.patterns = {"tend_uvw_2i5_smag", "diff_c"};
+    EXPECT_TRUE(s.matches("tend_uvw_2i5_smag_double"));
+    EXPECT_TRUE(s.matches("tend_uvw_2i5_smag_float"));
+    EXPECT_TRUE(s.matches("tend_uvw_2i5_smag"));
+    EXPECT_FALSE(s.matches("tend_uvw_2i5_smagx_float"));
+    EXPECT_FALSE(s.matches("tend_uvw_2i5_sma"));
+    EXPECT_TRUE(s.matches("diff_c_smag_double")); // diff_c with the arguments smag, double
+    EXPECT_FALSE(s.matches("diff_cx_double"));
+    s.patterns = {"tend_uvw_2i5_smag?"}; // a wildcard: the pattern alone decides
+    EXPECT_FALSE(s.matches("tend_uvw_2i5_smag_double"));
 }
 
 TEST(Capture, HashDetectsSingleBitChanges) {
