@@ -130,6 +130,8 @@ private:
     void advection();
     void diffusion();
     void advection_diffusion_fused(bool first, T b_dt, T a_next); // advection(), diffusion()
+    void advection_diffusion_fused_2i5(int first_stage, T* s_next, T b_dt, T a_next,
+                                       int drop_tendency); // its 2i5 with smag2 pair
     bool scalar_stage_in_tendencies() const { return f_.s_next.size() > 0; }
     bool has_buoyancy() const;
     T buoyancy_factor() const;

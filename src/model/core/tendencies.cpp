@@ -183,9 +183,16 @@ void Model<T>::advection_diffusion_fused(bool first, T b_dt, T a_next) {
                                           .a_next = a_next,
                                           .first_stage = first_stage,
                                           .drop_tendency = drop_tendency});
-        if (s_next) std::swap(f_.s, f_.s_next);
-        return;
+    } else {
+        advection_diffusion_fused_2i5(first_stage, s_next, b_dt, a_next, drop_tendency);
     }
+    if (s_next) std::swap(f_.s, f_.s_next); // the new scalar becomes s
+}
+
+template <typename T>
+void Model<T>::advection_diffusion_fused_2i5(int first_stage, T* s_next, T b_dt, T a_next,
+                                             int drop_tendency) {
+    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
     const T* ev = f_.evisc.data();
     // The sponge joins these two (sponge() then leaves them alone).
     const T* coef = sponge_in_tendencies() ? sponge_coef_.data() : nullptr;
@@ -227,7 +234,6 @@ void Model<T>::advection_diffusion_fused(bool first, T b_dt, T a_next) {
                                        .a_next = a_next,
                                        .first_stage = first_stage,
                                        .drop_tendency = drop_tendency});
-    if (s_next) std::swap(f_.s, f_.s_next);
 }
 
 // The fused 2i5 tendency kernels subtract the sponge's damping themselves (bitwise what the
