@@ -79,6 +79,7 @@ int model_fields_3d(const Config& cfg) {
     int n3d = 7; // u, v, w, their tendencies, p
     if (cfg.thermo != ThermoType::none) n3d += 2;
     if (cfg.diff == DiffType::smag2) n3d += runs_fused_tendencies(cfg) ? 1 : 2; // evisc, strain2
+    if (runs_scalar_stage_in_tendencies(cfg)) n3d += 1;                         // s_next
     return n3d;
 }
 

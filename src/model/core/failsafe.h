@@ -23,8 +23,8 @@ struct Diagnostics;
 void prepare_output_dir(const Config& cfg, MPI_Comm comm);
 
 // The 3-D fields a run of the case allocates (on its backend; an unresolved one counts as
-// the CPU): u, v, w, their tendencies, p, the scalar and its tendency, evisc, and strain2
-// unless the closure is fused.
+// the CPU): u, v, w, their tendencies, p, the scalar and its tendency, evisc, strain2
+// unless the closure is fused, and s_next where the fused scalar kernel takes the RK stage.
 int model_fields_3d(const Config& cfg);
 // Host bytes the model of one rank allocates: the host copies of its 3-D fields and surface
 // arrays (also kept on the GPU), halo buffers and the CPU pressure solver's buffers.
