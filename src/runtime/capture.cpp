@@ -99,8 +99,7 @@ bool CaptureSettings::matches(std::string_view key) const {
         // A pattern without wildcards also selects the keys that continue it with '_'
         // arguments, so that a kernel's name selects it in every precision.
         const bool bare = p.find_first_of("*?") == std::string_view::npos;
-        if (bare && key.size() > p.size() && key.substr(0, p.size()) == p && key[p.size()] == '_')
-            return true;
+        if (bare && glob_match(std::string(p) + "_*", key)) return true;
     }
     return false;
 }
