@@ -74,8 +74,7 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
     d.tuning_key(t.name, t.prec);
     // Unannotated functions are device code: NVRTC otherwise takes a generic lambda's call
     // operator (planes.cuh's static_for) for a host function.
-    d.compiler_flags(t.plane_parts > 1 ? std::vector<std::string>{"-default-device", "-fmad=false"}
-                                       : std::vector<std::string>{"-default-device"});
+    d.compiler_flags({"-default-device"});
     d.define("SQ_I0", r.i0).define("SQ_J0", r.j0).define("SQ_K0", r.k0);
     d.define("SQ_NI", rt::problem_x()).define("SQ_NJ", rt::problem_y());
     d.define("SQ_NK", rt::problem_z());

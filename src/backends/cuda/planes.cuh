@@ -389,41 +389,30 @@ __device__ __forceinline__ void planes_body(const F& g, int nlev,
     // each step waits for its newest one. Every slot issued is waited for before the exit.
     constexpr int ahead = M::L::lookahead();
     auto wait = [&](int p) { mbar_wait(bars + 8u * unsigned(p % ring), unsigned(p / ring) & 1u); };
-#if SQ_PLANE_SPLIT
-    // Each warp marches one part (block_x * block_y is a multiple of 32). The block barriers
-    // of the parts' loops are one hardware barrier, which counts the warps that reach it
-    // wherever they are in the code.
-    static_for<F::plane_parts>([&](auto pc) {
-        constexpr int part = decltype(pc)::value;
-        if (int(threadIdx.z) != part) return;
+    // The march of one part (-1: the whole kernel). In the split march each warp runs one
+    // part's loop (block_x * block_y is a multiple of 32); the block barriers of the loops
+    // are the same hardware barrier, which counts the warps that reach it wherever they are.
+    auto march = [&](auto part) {
         using MP = PlaneMarch<F, T, SQ_BX, SQ_BY * SQ_TY, SQ_TY, ring, SQ_I0, SQ_J0, SQ_JJ, SQ_KK,
-                              full, part>;
+                              full, decltype(part)::value>;
         const MP mp{m.smem, m.ci, m.cj, m.ni, m.nj, m.kb, m.steps, m.nlev};
         typename MP::Thread t{int(threadIdx.x), int(threadIdx.y) * SQ_TY, {}, {}};
         mp.begin(t, g, in);
         for (int p = 0; p < ahead; ++p) wait(p);
         SQ_MARCH_LOOP
-        for (int kl = 0; kl < mp.steps; ++kl) {
-            __syncthreads();
-            if (leader && kl + ring - 1 <= mp.last()) issue(kl + ring - 1);
+        for (int kl = 0; kl < m.steps; ++kl) {
+            __syncthreads(); // every thread is done with level kl - 1: its slot is free
+            if (leader && kl + ring - 1 <= m.last()) issue(kl + ring - 1);
             wait(kl + ahead);
             mp.step(t, g, kl);
         }
+    };
+#if SQ_PLANE_SPLIT
+    static_for<F::plane_parts>([&](auto pc) {
+        if (int(threadIdx.z) == decltype(pc)::value) march(pc);
     });
 #else
-    // The loop of the split march above, kept apart: with the windows and the loop inside a
-    // generic lambda NVVM put some kernels' windows in local memory (momentum, float) and
-    // contracted multiply-adds differently with two rows per thread.
-    typename M::Thread t{int(threadIdx.x), int(threadIdx.y) * SQ_TY, {}, {}};
-    m.begin(t, g, in);
-    for (int p = 0; p < ahead; ++p) wait(p);
-    SQ_MARCH_LOOP
-    for (int kl = 0; kl < m.steps; ++kl) {
-        __syncthreads(); // every thread is done with level kl - 1: its slot is free
-        if (leader && kl + ring - 1 <= m.last()) issue(kl + ring - 1);
-        wait(kl + ahead);
-        m.step(t, g, kl);
-    }
+    march(Int<-1>{});
 #endif
 }
 
