@@ -124,79 +124,43 @@ struct TendUVW2i5Smag {
     }
     SQ_HD bool reads_outputs() const { return !first_stage; }
 
-    // The split march (planes.cuh): one thread per tendency (part 0: u, 1: v, 2: w), each
-    // with the register windows of its own terms' reads on the point's column: its
-    // advection's and the diffusion's (the union of the three components'), th for w only.
-    static constexpr int plane_parts = 3;
-    // Part p's advection's reads of input n (none: an empty window), from the advection's
-    // own order of its inputs: AdvecU2i5 (u, v, w), AdvecV2i5 (v, u, w), AdvecW2i5Buoy (w,
-    // u, v, th).
-    SQ_HD static constexpr PlaneInput plane_part_advection(int p, int n) {
-        constexpr PlaneInput none{0, 0, 0, 0, 0, 0, 0, -1};
-        return n == 3   ? none
-               : p == 0 ? (n == 4 ? none : AdvecU2i5<T>::plane_input(n))
-               : p == 1 ? (n == 4 ? none : AdvecV2i5<T>::plane_input(n == 2 ? 2 : 1 - n))
-                        : AdvecW2i5Buoy<T>::plane_input(n == 4   ? 3
-                                                        : n == 2 ? 0
-                                                                 : n + 1);
-    }
-    SQ_HD static constexpr PlaneInput plane_part_input(int p, int n) {
-        return n == 4 ? plane_part_advection(p, n)
-                      : plane_union(plane_part_advection(p, n), DiffUVWSmag<T>::plane_input(n));
-    }
-
-    // One tendency's terms apart, so that the store can add them in the separate kernels'
-    // order: the advection (with the buoyancy on w), the diffusion, then the sponge's
-    // damping subtracted (0 where undamped, and on w).
-    struct PartTerms {
-        T advec, diff, damp;
-    };
+    // The terms apart, so that store() can add them in the separate kernels' order: the
+    // advection, the diffusion, then the sponge's damping subtracted (0 where undamped).
+    using Tendencies = typename DiffUVWSmag<T>::Tendencies;
     struct Terms {
-        PartTerms part[3];
+        Tendencies advec, diff;
+        T damp_u, damp_v;
     };
-    template <int P, class In>
-    SQ_HD PartTerms value_part(const In& in, int i, int j, int k) const {
-        const auto pu = in(0, u), pv = in(1, v), pw = in(2, w), pe = in(3, evisc);
-        const DiffUVWSmag<T> d = diffusion();
-        const int ijk = i + j * jj + k * kk;
-        if constexpr (P == 0) {
-            return {advec_u().value_at(pu, pv, pw, i, j, k),
-                    d.diff_u().value_at(pu, pv, pw, pe, i, j, k),
-                    damped(k) ? sponge_u().damping(pu[ijk], k) : T(0)};
-        } else if constexpr (P == 1) {
-            return {advec_v().value_at(pu, pv, pw, i, j, k),
-                    d.diff_v().value_at(pu, pv, pw, pe, i, j, k),
-                    damped(k) ? sponge_v().damping(pv[ijk], k) : T(0)};
-        } else {
-            if (k == kstart) return {T(0), T(0), T(0)}; // w's wall face: not updated
-            const AdvecW2i5Buoy<T> aw = advec_w();
-            return {aw.advec().value_at(pu, pv, pw, i, j, k) +
-                        aw.buoyancy().value_at(in(4, th), i, j, k),
-                    d.diff_w().value_at(pu, pv, pw, pe, i, j, k), T(0)};
-        }
+    SQ_HD Terms value(int i, int j, int k) const {
+        const bool d = damped(k);
+        return {{advec_u().value(i, j, k), advec_v().value(i, j, k),
+                 k > kstart ? advec_w().value(i, j, k) : T(0)},
+                diffusion().value(i, j, k),
+                d ? sponge_u().damping(u[i + j * jj + k * kk], k) : T(0),
+                d ? sponge_v().damping(v[i + j * jj + k * kk], k) : T(0)};
     }
-    // old: the tendency before (read ahead by the march).
-    template <int P>
-    SQ_HD void plane_store_part(int i, int j, int k, T old, const PartTerms& val) const {
-        T t = (old + val.advec) + val.diff;
-        if (P < 2 && damped(k)) t -= val.damp;
-        if (P < 2 || k > kstart) (P == 0 ? ut : P == 1 ? vt : wt)[i + j * jj + k * kk] = t;
-    }
-
-    // The three tendencies, from the inputs through accessors (the planes march's) or the
-    // arrays themselves.
+    // value() with accessors for the inputs (the diffusion's indices are this kernel's).
     template <class In>
     SQ_HD Terms value_with(const In& in, int i, int j, int k) const {
-        return {
-            {value_part<0>(in, i, j, k), value_part<1>(in, i, j, k), value_part<2>(in, i, j, k)}};
+        const auto pu = in(0, u), pv = in(1, v), pw = in(2, w);
+        const AdvecW2i5Buoy<T> aw = advec_w();
+        const bool d = damped(k);
+        return {{advec_u().value_at(pu, pv, pw, i, j, k), advec_v().value_at(pu, pv, pw, i, j, k),
+                 k > kstart ? aw.advec().value_at(pu, pv, pw, i, j, k) +
+                                  aw.buoyancy().value_at(in(4, th), i, j, k)
+                            : T(0)},
+                diffusion().value_with(in, i, j, k),
+                d ? sponge_u().damping(pu[i + j * jj + k * kk], k) : T(0),
+                d ? sponge_v().damping(pv[i + j * jj + k * kk], k) : T(0)};
     }
-    SQ_HD Terms value(int i, int j, int k) const {
-        return value_with([](int, const T* a) { return a; }, i, j, k);
-    }
+    // store's sums with the outputs read ahead (old).
     SQ_HD void plane_store(int i, int j, int k, const T (&old)[3], const Terms& val) const {
-        plane_store_part<0>(i, j, k, old[0], val.part[0]);
-        plane_store_part<1>(i, j, k, old[1], val.part[1]);
-        plane_store_part<2>(i, j, k, old[2], val.part[2]);
+        const int ijk = i + j * jj + k * kk;
+        T tu = (old[0] + val.advec.u) + val.diff.u, tv = (old[1] + val.advec.v) + val.diff.v;
+        if (damped(k)) tu -= val.damp_u, tv -= val.damp_v;
+        ut[ijk] = tu;
+        vt[ijk] = tv;
+        if (k > kstart) wt[ijk] = (old[2] + val.advec.w) + val.diff.w;
     }
     SQ_HD void store(int i, int j, int k, const Terms& val) const {
         const int ijk = i + j * jj + k * kk;

@@ -26,12 +26,12 @@ struct KernelType {
     // The planes traversal (planes.cuh), for kernels that declare plane_inputs: each
     // input's member (index into members) and box ((X + extra_x) x (Y + extra_y) for an X x Y
     // tile), the levels read ahead and the tensor maps' origin shift (elements left of the range's
-    // first column), and the parts a split march may give separate threads (F::plane_parts).
+    // first column).
     struct PlaneBox {
         int member, extra_x, extra_y;
     };
     std::vector<PlaneBox> plane_boxes{};
-    int plane_lookahead = 0, plane_shift = 0, plane_parts = 1;
+    int plane_lookahead = 0, plane_shift = 0;
     std::string key() const { return name + "_" + prec; }
     // A declared 3-D kernel takes its members as separate parameters (plus the level count
     // used for capture sizes), so that SQUALL_CAPTURE can describe and save every array;

@@ -13,12 +13,6 @@
 // per-point function runs unchanged: it reads its inputs through PlanePtr, which splits
 // each flat offset into (di, dj, dk) at compile time (experiments/offset_proxy).
 //
-// The split march (`plane_split`, kernels with F::plane_parts > 1): the block has one
-// thread per column and part (threadIdx.z), and a thread computes only its part's output
-// (F::value_part, F::plane_store_part) with the register windows of its part's reads
-// (F::plane_part_input; the boxes stay the union's). Each thread then holds a third of the
-// momentum kernel's state, so more warps hide the latency of its dependent chains.
-//
 // Everything but the copy engine and the barriers (planes_body, the kernel) is host and
 // device code; the host emulation (tests/backends/cuda/test_planes.cpp) runs it with plain
 // box copies.
@@ -160,52 +154,18 @@ struct PlaneLayout {
     }
 };
 
-// The register windows of a thread of part PART (-1: the whole kernel): the reads on the
-// point's own column that it keeps in registers, F::plane_input's or, for a part,
-// F::plane_part_input's (only zlo..zhi of it: the boxes are the union's, so a read of the
-// part's outside its window still finds its level in the ring).
-template <class F, int PART>
-struct PlaneWindows {
-    SQ_HD static constexpr PlaneInput in(int q) {
-        if constexpr (PART < 0)
-            return F::plane_input(q);
-        else
-            return F::plane_part_input(PART, q);
-    }
-    SQ_HD static constexpr bool has_window(int q) { return in(q).zlo <= in(q).zhi; }
-    SQ_HD static constexpr int window(int q) {
-        return has_window(q) ? in(q).zhi - in(q).zlo + 1 : 0;
-    }
-    SQ_HD static constexpr int max_window(int q = 0) {
-        return q == F::plane_inputs ? 1 : max_(window(q), max_window(q + 1));
-    }
-    // Each window's top comes from the ring: a level the union's boxes hold and read ahead.
-    template <class L>
-    SQ_HD static constexpr bool inside(int q = 0) {
-        return q == F::plane_inputs ||
-               ((!has_window(q) ||
-                 (in(q).zhi >= L::in(q).plo && in(q).zhi - L::in(q).plo <= L::lookahead())) &&
-                inside<L>(q + 1));
-    }
-};
-
 // One block's march. X, Y: the tile; TY: rows per thread (the block is X x Y / TY
-// threads, times the parts when split); RING: slots; I0, J0: the range's origin; JJ, KK:
-// strides of the fields; FULL: the tiles cover the range exactly, so no point needs a
-// bounds check; PART: the part of a split march this thread computes (-1: all of F).
+// threads); RING: slots; I0, J0: the range's origin; JJ, KK: strides of the fields;
+// FULL: the tiles cover the range exactly, so no point needs a bounds check.
 template <class F, typename T, int X, int Y, int TY, int RING, int I0, int J0, int JJ, int KK,
-          bool FULL = false, int PART = -1>
+          bool FULL = false>
 struct PlaneMarch {
     using L = PlaneLayout<F, X, Y, int(sizeof(T))>;
-    using WL = PlaneWindows<F, PART>;
     static constexpr int inputs = L::inputs;
-    static constexpr int outputs = PART < 0 ? F::plane_outputs : 1;
-    static constexpr int W = WL::max_window(); // longest register window
+    static constexpr int outputs = F::plane_outputs;
+    static constexpr int W = L::max_window();  // longest register window
     static constexpr int NP = L::max_planes(); // most plane levels of an input
     static_assert(RING >= L::lookahead() + 2, "the ring must hold lookahead + 2 levels");
-    static_assert(WL::template inside<L>(), "a part's window top must be a level in the ring");
-    // The output index of the thread's n-th output.
-    SQ_HD static constexpr int output(int n) { return PART < 0 ? n : PART; }
 
     unsigned char* smem;
     int ci, cj;    // the tile's first point, relative to the range
@@ -252,16 +212,16 @@ struct PlaneMarch {
             const int ij = (I0 + ci + t.il) + (J0 + cj + t.jl0 + r) * JJ;
             SQ_PLANE_LOOP
             for (int n = 0; n < outputs; ++n)
-                t.next[r][n] = read_out && inside(t, r) ? *g.plane_output(output(n), I0 + ci + t.il,
-                                                                          J0 + cj + t.jl0 + r, kb)
-                                                        : T(0);
+                t.next[r][n] = read_out && inside(t, r)
+                                   ? *g.plane_output(n, I0 + ci + t.il, J0 + cj + t.jl0 + r, kb)
+                                   : T(0);
             // Each input's window length a constant, so that the loop unrolls and the
             // window stays in registers.
             static_for<inputs>([&](auto qc) {
                 constexpr int q = decltype(qc)::value;
                 SQ_PLANE_LOOP
-                for (int m = 0; m + 1 < WL::window(q); ++m) {
-                    const int l = kb + WL::in(q).zlo + m;
+                for (int m = 0; m + 1 < L::window(q); ++m) {
+                    const int l = kb + L::in(q).zlo + m;
                     t.win[r][q][m + 1] =
                         inside(t, r) && l >= 0 && l < nlev ? in[q][ij + l * KK] : T(0);
                 }
@@ -288,36 +248,32 @@ struct PlaneMarch {
             for (int n = 0; n < outputs; ++n) {
                 old[n] = t.next[r][n];
                 if (read_out && kl + 1 < steps && inside(t, r))
-                    t.next[r][n] = *g.plane_output(output(n), i, j, k + 1);
+                    t.next[r][n] = *g.plane_output(n, i, j, k + 1);
             }
             const T* planes[inputs][NP] = {}; // zeroed: entries past planes_of(q) too
             int at[inputs];                   // the point's cell in each input's box
             static_for<inputs>([&](auto qc) {
-                constexpr int q = decltype(qc)::value, w = WL::window(q);
+                constexpr int q = decltype(qc)::value, w = L::window(q);
                 at[q] = (jl - L::in(q).ylo) * L::width(q) + (t.il - L::left(q));
                 SQ_PLANE_LOOP
                 for (int m = 0; m < L::planes_of(q); ++m) planes[q][m] = box<q>(slot(m)) + at[q];
                 if constexpr (w > 0) {
                     SQ_PLANE_LOOP
                     for (int m = 0; m + 1 < w; ++m) t.win[r][q][m] = t.win[r][q][m + 1];
-                    t.win[r][q][w - 1] = box<q>(slot(WL::in(q).zhi - L::in(q).plo))[at[q]];
+                    t.win[r][q][w - 1] = box<q>(slot(L::in(q).zhi - L::in(q).plo))[at[q]];
                 }
             });
             if (!inside(t, r)) continue;
             const int ijk = i + j * JJ + k * KK;
             auto in = [&](int q, const T*) {
-                const PlaneInput d = L::in(q), z = WL::in(q);
+                const PlaneInput d = L::in(q);
                 return PlanePtr<T, JJ, KK, W, NP>{planes[q], t.win[r][q],
                                                   -ijk,      L::width(q),
-                                                  d.plo,     z.zlo,
-                                                  z.zhi,     L::planes_of(q),
+                                                  d.plo,     d.zlo,
+                                                  d.zhi,     L::planes_of(q),
                                                   -at[q],    L::width(q) * L::height(q) - at[q]};
             };
-            if constexpr (PART < 0)
-                g.plane_store(i, j, k, old, g.value_with(in, i, j, k));
-            else
-                g.template plane_store_part<PART>(i, j, k, old[0],
-                                                  g.template value_part<PART>(in, i, j, k));
+            g.plane_store(i, j, k, old, g.value_with(in, i, j, k));
         }
     }
 };
@@ -325,7 +281,7 @@ struct PlaneMarch {
 } // namespace sq
 
 // The device side, compiled for the 3-D variants that run the planes traversal (SQ_PLANES,
-// SQ_PLANE_RING, SQ_PLANE_SPLIT and the geometry defines of traverse.cuh).
+// SQ_PLANE_RING and the geometry defines of traverse.cuh).
 #if (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && defined(SQ_3D) && SQ_PLANES
 
 namespace sq {
@@ -343,8 +299,8 @@ struct PlaneMaps {
 template <template <class> class K, class T>
 __device__ T kernel_value_type(const K<T>*);
 
-// Thread (0, 0, 0) issues each level's boxes, every thread waits on the level's barriers
-// and computes its rows; one block barrier per level frees the oldest slot.
+// Thread (0, 0) issues each level's boxes, every thread waits on the level's barriers and
+// computes its rows; one block barrier per level frees the oldest slot.
 template <class F>
 __device__ __forceinline__ void planes_body(const F& g, int nlev,
                                             const PlaneMaps<F::plane_inputs>& maps) {
@@ -364,7 +320,7 @@ __device__ __forceinline__ void planes_body(const F& g, int nlev,
     const M m{smem,  bi * SQ_BX, bj * SQ_BY * SQ_TY,      SQ_NI,
               SQ_NJ, SQ_K0 + ck, min_(SQ_MZ, SQ_NK - ck), nlev};
     const unsigned bars = smem_addr(sq_plane_bars);
-    const bool leader = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+    const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
     if (leader) {
         for (int n = 0; n < ring; ++n) mbar_init(bars + 8u * unsigned(n), 1);
         mbar_init_fence();
@@ -383,37 +339,22 @@ __device__ __forceinline__ void planes_body(const F& g, int nlev,
     };
     if (leader)
         for (int p = 0; p < ring - 1 && p <= m.last(); ++p) issue(p);
+    typename M::Thread t{int(threadIdx.x), int(threadIdx.y) * SQ_TY, {}, {}};
     const T* in[F::plane_inputs];
     g.plane_arrays(in);
+    m.begin(t, g, in);
     // Step kl needs slots kl .. kl + lookahead: the first lookahead are waited for here, then
     // each step waits for its newest one. Every slot issued is waited for before the exit.
     constexpr int ahead = M::L::lookahead();
     auto wait = [&](int p) { mbar_wait(bars + 8u * unsigned(p % ring), unsigned(p / ring) & 1u); };
-    // The march of one part (-1: the whole kernel). In the split march each warp runs one
-    // part's loop (block_x * block_y is a multiple of 32); the block barriers of the loops
-    // are the same hardware barrier, which counts the warps that reach it wherever they are.
-    auto march = [&](auto part) {
-        using MP = PlaneMarch<F, T, SQ_BX, SQ_BY * SQ_TY, SQ_TY, ring, SQ_I0, SQ_J0, SQ_JJ, SQ_KK,
-                              full, decltype(part)::value>;
-        const MP mp{m.smem, m.ci, m.cj, m.ni, m.nj, m.kb, m.steps, m.nlev};
-        typename MP::Thread t{int(threadIdx.x), int(threadIdx.y) * SQ_TY, {}, {}};
-        mp.begin(t, g, in);
-        for (int p = 0; p < ahead; ++p) wait(p);
-        SQ_MARCH_LOOP
-        for (int kl = 0; kl < m.steps; ++kl) {
-            __syncthreads(); // every thread is done with level kl - 1: its slot is free
-            if (leader && kl + ring - 1 <= m.last()) issue(kl + ring - 1);
-            wait(kl + ahead);
-            mp.step(t, g, kl);
-        }
-    };
-#if SQ_PLANE_SPLIT
-    static_for<F::plane_parts>([&](auto pc) {
-        if (int(threadIdx.z) == decltype(pc)::value) march(pc);
-    });
-#else
-    march(Int<-1>{});
-#endif
+    for (int p = 0; p < ahead; ++p) wait(p);
+    SQ_MARCH_LOOP
+    for (int kl = 0; kl < m.steps; ++kl) {
+        __syncthreads(); // every thread is done with level kl - 1: its slot is free
+        if (leader && kl + ring - 1 <= m.last()) issue(kl + ring - 1);
+        wait(kl + ahead);
+        m.step(t, g, kl);
+    }
 }
 
 } // namespace sq

@@ -43,28 +43,6 @@ void add_planes(rt::KernelDef& d, const KernelType& t) {
     // (one row of 256 columns) the planes move is valid but slow, and from a tiled
     // configuration it is invalid until six other parameters are reset with it.
     d.start_point({{"planes", 1}, {"block_x", 64}, {"block_y", 4}, {"blocks_per_sm", 2}});
-    // The split march (planes.cuh): plane_parts threads per column, one per part, along z
-    // of the block (plane_threads_z); whole warps per part.
-    if (t.plane_parts > 1) {
-        const rt::Term columns = P("block_x") * P("block_y"), threads = columns * t.plane_parts;
-        d.tune("plane_split", {0, 1}, 0)
-            .restriction(P("plane_split") == 0 ||
-                         (P("planes") == 1 && columns % 32 == 0 && threads <= 1024 &&
-                          threads * P("blocks_per_sm") <= 2048))
-            .define("SQ_PLANE_SPLIT", P("plane_split"))
-            .start_point({{"planes", 1},
-                          {"plane_split", 1},
-                          {"block_x", 32},
-                          {"block_y", 4},
-                          {"blocks_per_sm", 2}});
-    } else {
-        d.define("SQ_PLANE_SPLIT", 0);
-    }
-}
-
-rt::Term plane_threads_z(const KernelType& t) {
-    using rt::P;
-    return t.plane_parts > 1 ? select(P("plane_split"), t.plane_parts, P("block_z")) : P("block_z");
 }
 
 void add_plane_maps(rt::KernelDef& d, const KernelType& t, const Variant& v) {

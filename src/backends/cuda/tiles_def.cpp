@@ -66,7 +66,7 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t) {
     if (planes)
         add_planes(d, t);
     else
-        d.define("SQ_PLANES", 0).define("SQ_PLANE_SPLIT", 0);
+        d.define("SQ_PLANES", 0);
     const rt::Term levels =
         planes ? select(P("planes"), P("plane_levels"), P("march_z")) : P("march_z");
     const char* defs[][2] = {{"SQ_BX", "block_x"},    {"SQ_BY", "block_y"},  {"SQ_BZ", "block_z"},
@@ -75,13 +75,12 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t) {
                              {"SQ_UNROLL", "unroll"}, {"SQ_PERM", "perm"},   {"SQ_MY", "march_y"}};
     for (const auto& kv : defs) d.define(kv[0], P(kv[1]));
     d.define("SQ_MZ", levels);
-    const rt::Term block_z = planes ? plane_threads_z(t) : P("block_z");
     d.define("SQ_3D", 1)
-        .block_size(P("block_x"), P("block_y"), block_z)
+        .block_size(P("block_x"), P("block_y"), P("block_z"))
         .grid_size(ceil_div(rt::problem_x(), P("block_x") * P("tile_x")) *
                    ceil_div(rt::problem_y(), P("block_y") * P("tile_y") * P("march_y")) *
                    ceil_div(rt::problem_z(), P("block_z") * P("tile_z") * levels))
-        .launch_bounds(P("block_x") * P("block_y") * block_z, P("blocks_per_sm"));
+        .launch_bounds(threads, P("blocks_per_sm"));
 }
 
 } // namespace squall::gpu

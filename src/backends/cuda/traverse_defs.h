@@ -19,9 +19,6 @@ void add_traverse3d(rt::KernelDef& d, const KernelType& t);
 // (after every other tunable), and the tensor maps of its inputs (after the arguments).
 void add_planes(rt::KernelDef& d, const KernelType& t);
 void add_plane_maps(rt::KernelDef& d, const KernelType& t, const Variant& v);
-// The block's z size with the planes tunables declared: the parts in a split march, else
-// block_z.
-rt::Term plane_threads_z(const KernelType& t);
 
 // The boxes of F's plane inputs (KernelType::plane_boxes): which member each input is,
 // found by giving every field a distinct address and asking F::plane_arrays.
@@ -41,7 +38,6 @@ void plane_boxes(KernelType& t) {
         t.plane_boxes.push_back({member, L::width(q), L::height(q)}); // a 0 x 0 tile's box
     }
     t.plane_lookahead = L::lookahead(), t.plane_shift = L::shift();
-    if constexpr (requires { F::plane_parts; }) t.plane_parts = F::plane_parts;
 }
 
 } // namespace squall::gpu

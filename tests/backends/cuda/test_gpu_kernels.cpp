@@ -69,8 +69,6 @@ void add_check(std::vector<rt::Runtime::Request>& reqs, std::vector<rt::KernelDe
             j[one] = 1;
         j["contig_x"] = 0, j["contig_z"] = 0, j["defer"] = 0;
         j["contig_y"] = j["tile_y"].get<int>() > 1 ? 1 : 0;
-        // Half of them split (a thread per part) where the kernel has parts.
-        if (space.param_index("plane_split") >= 0) j["plane_split"] = int(configs.size() % 2);
         const rt::Config p = space.config_from_json(j);
         if (space.is_valid(p, gpu::problem_of(r), runtime()->device())) configs.push_back(p);
     }

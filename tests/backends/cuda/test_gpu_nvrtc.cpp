@@ -106,7 +106,7 @@ TEST(GpuKernelsNvrtc, PlanesConfigurations) {
     std::vector<Job> defaults, jobs;
     add_defaults(defaults, Kernels3d{}, gpu::Form::traverse3d);
     const rt::DeviceInfo dev = rt::DeviceInfo::for_arch("sm_90");
-    size_t kernels = 0, split_kernels = 0;
+    size_t kernels = 0;
     for (const Job& base : defaults) {
         const rt::ConfigSpace& space = base.def.space();
         if (space.param_index("planes") < 0) continue;
@@ -138,33 +138,7 @@ TEST(GpuKernelsNvrtc, PlanesConfigurations) {
             jobs.push_back({base.def, base.problem, c});
         }
         EXPECT_TRUE(base.def.tensor_maps(space.default_config(), base.problem, dev).empty());
-        // The split march (the fused momentum kernel): a thread per column and part.
-        if (space.param_index("plane_split") < 0) continue;
-        const nlohmann::json split = {{"planes", 1},       {"plane_split", 1}, {"block_x", 32},
-                                      {"block_y", 4},      {"tile_y", 2},      {"contig_y", 1},
-                                      {"blocks_per_sm", 2}};
-        const rt::Config c = space.config_from_json(split);
-        ASSERT_TRUE(space.is_valid(c, base.problem, dev)) << base.def.key();
-        const rt::LaunchGeometry g = base.def.geometry(c, base.problem, dev);
-        EXPECT_EQ(g.block[0] * g.block[1], 128u) << base.def.key();
-        EXPECT_EQ(g.block[2], 3u) << base.def.key(); // u, v, w
-        ++split_kernels;
-        jobs.push_back({base.def, base.problem, c});
-        // Not whole warps per part, or more threads than a block may have: invalid.
-        EXPECT_FALSE(space.is_valid(space.config_from_json({{"planes", 1},
-                                                            {"plane_split", 1},
-                                                            {"block_x", 16},
-                                                            {"block_y", 1},
-                                                            {"blocks_per_sm", 1}}),
-                                    base.problem, dev));
-        EXPECT_FALSE(space.is_valid(space.config_from_json({{"planes", 1},
-                                                            {"plane_split", 1},
-                                                            {"block_x", 64},
-                                                            {"block_y", 8},
-                                                            {"blocks_per_sm", 1}}),
-                                    base.problem, dev));
     }
-    EXPECT_EQ(split_kernels, 2u); // tend_uvw_2i5_smag, 2 precisions
     // advec_u/v/w/s_2i5, advec_w_2i5_buoy, diff_uvw_smag, tend_uvw_2i5_smag,
     // tend_s_2i5_smag; 2 precisions.
     EXPECT_EQ(kernels, 16u);

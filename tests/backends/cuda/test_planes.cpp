@@ -16,8 +16,6 @@
 #include <cstring>
 #include <limits>
 #include <string>
-#include <tuple>
-#include <utility>
 #include <vector>
 
 namespace {
@@ -35,8 +33,7 @@ struct Outcome {
     long mismatches = 0, visits_wrong = 0, box_faults = 0;
 };
 
-// P with a count of the points computed (value_with is called once per point, value_part
-// once per point and part).
+// P with a count of the points computed (value_with is called once per point).
 template <class P, typename T>
 struct Counting : P {
     std::vector<int>* visits;
@@ -46,24 +43,12 @@ struct Counting : P {
         ++(*visits)[size_t(pad + i + j * kJJ + k * kKK)];
         return P::value_with(in, i, j, k);
     }
-    template <int Part, class In>
-    auto value_part(const In& in, int i, int j, int k) const {
-        ++(*visits)[size_t(pad + i + j * kJJ + k * kKK)];
-        return P::template value_part<Part>(in, i, j, k);
-    }
-};
-
-// The threads of one part of a block's march (PART -1: the whole kernel).
-template <class G, typename T, int X, int Y, int TY, int RING, int I0, int J0, int PART>
-struct PartThreads {
-    using M = sq::PlaneMarch<G, T, X, Y, TY, RING, I0, J0, kJJ, kKK, false, PART>;
-    std::vector<typename M::Thread> threads;
 };
 
 // F: the kernel computed; P: the declarations the march uses (F or a variant with other
 // plane inputs). X, Y, TY, RING, LEVELS as the tunables block_x, block_y * tile_y, tile_y,
-// plane_ring and plane_levels; SPLIT as plane_split (a thread per column and part).
-template <class F, class P, int X, int Y, int TY, int RING, int LEVELS, bool SPLIT = false>
+// plane_ring and plane_levels.
+template <class F, class P, int X, int Y, int TY, int RING, int LEVELS>
 Outcome planes_launch(uint32_t seed) {
     using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
     const TestGrid& g = kGrid;
@@ -124,43 +109,19 @@ Outcome planes_launch(uint32_t seed) {
                 dst[a + b * L::width(q)] = inside ? origin[xx + yy * kJJ + size_t(z) * kKK] : T(0);
             }
     };
-    // The parts' threads, each part a march of its own over the same ring.
-    auto parts = [] {
-        if constexpr (SPLIT) return []<int... Q>(std::integer_sequence<int, Q...>) {
-                return std::tuple<PartThreads<Counting<P, T>, T, X, Y, TY, RING, I0, J0, Q>...>{};
-            }
-        (std::make_integer_sequence<int, P::plane_parts>{});
-        else return std::tuple<PartThreads<Counting<P, T>, T, X, Y, TY, RING, I0, J0, -1>>{};
-    }();
     for (int ck = 0; ck < nk; ck += LEVELS)
         for (int cj = 0; cj < nj; cj += Y)
             for (int ci = 0; ci < ni; ci += X) {
                 std::fill(smem.begin(), smem.end(), 0xff); // NaN in both precisions
                 const M m{ring, ci, cj, ni, nj, r.k0 + ck, std::min(LEVELS, nk - ck), nlev};
-                auto each_part = [&](const auto& f) {
-                    std::apply([&](auto&... part) { (f(part), ...); }, parts);
-                };
-                each_part([&](auto& part) {
-                    using MP = typename std::remove_reference_t<decltype(part)>::M;
-                    part.threads.clear();
-                    for (int ty = 0; ty < Y / TY; ++ty)
-                        for (int tx = 0; tx < X; ++tx)
-                            part.threads.push_back({tx, ty * TY, {}, {}});
-                    static_assert(sizeof(MP) == sizeof(M));
-                });
-                auto march = [&](const auto& part) {
-                    using MP = typename std::remove_reference_t<decltype(part)>::M;
-                    return MP{m.smem, m.ci, m.cj, m.ni, m.nj, m.kb, m.steps, m.nlev};
-                };
+                std::vector<typename M::Thread> threads;
+                for (int ty = 0; ty < Y / TY; ++ty)
+                    for (int tx = 0; tx < X; ++tx) threads.push_back({tx, ty * TY, {}, {}});
                 for (int p = 0; p < RING - 1 && p <= m.last(); ++p) m.issue(p, load);
-                each_part([&](auto& part) {
-                    for (auto& t : part.threads) march(part).begin(t, counted, in);
-                });
+                for (auto& t : threads) m.begin(t, counted, in);
                 for (int kl = 0; kl < m.steps; ++kl) {
                     if (kl + RING - 1 <= m.last()) m.issue(kl + RING - 1, load);
-                    each_part([&](auto& part) {
-                        for (auto& t : part.threads) march(part).step(t, counted, kl);
-                    });
+                    for (auto& t : threads) m.step(t, counted, kl);
                 }
             }
     for (int n = 0; n < outputs; ++n)
@@ -171,8 +132,7 @@ Outcome planes_launch(uint32_t seed) {
             for (int i = 0; i < kJJ; ++i) {
                 const bool in_range =
                     i >= r.i0 && i < r.i1 && j >= r.j0 && j < r.j1 && k >= r.k0 && k < r.k1;
-                const int times = SPLIT ? std::tuple_size_v<decltype(parts)> : 1;
-                if (visits[size_t(g.pad() + i + j * kJJ + k * kKK)] != (in_range ? times : 0))
+                if (visits[size_t(g.pad() + i + j * kJJ + k * kKK)] != (in_range ? 1 : 0))
                     ++o.visits_wrong;
             }
     return o;
@@ -183,13 +143,12 @@ using U = sq::AdvecU2i5<T>;
 template <class T>
 using Diff = sq::DiffUVWSmag<T>;
 
-template <class F, int X, int Y, int TY, int RING, int LEVELS, bool SPLIT = false>
+template <class F, int X, int Y, int TY, int RING, int LEVELS>
 void expect_exact(uint32_t seed) {
-    const Outcome o = planes_launch<F, F, X, Y, TY, RING, LEVELS, SPLIT>(seed);
+    const Outcome o = planes_launch<F, F, X, Y, TY, RING, LEVELS>(seed);
     const std::string what = std::string(F::name) + " " + std::to_string(X) + "x" +
                              std::to_string(Y) + " tile, " + std::to_string(TY) + " rows, ring " +
-                             std::to_string(RING) + ", " + std::to_string(LEVELS) + " levels" +
-                             (SPLIT ? ", split" : "");
+                             std::to_string(RING) + ", " + std::to_string(LEVELS) + " levels";
     EXPECT_EQ(o.mismatches, 0) << what;
     EXPECT_EQ(o.visits_wrong, 0) << what;
     EXPECT_EQ(o.box_faults, 0) << what;
@@ -242,14 +201,6 @@ TEST(Planes, FusedTendenciesMatchTheGlobalFieldsBitForBit) {
     expect_exact<sq::TendS2i5Smag<float>, 16, 4, 1, 6, 3>(35);
 }
 
-TEST(Planes, SplitMomentumMatchesTheGlobalFieldsBitForBit) {
-    // A thread per column and tendency, each with its own part's windows over the same ring.
-    expect_exact<sq::TendUVW2i5Smag<double>, 16, 4, 1, 6, 7, true>(41);
-    expect_exact<sq::TendUVW2i5Smag<double>, 32, 8, 2, 7, 19, true>(42);
-    expect_exact<sq::TendUVW2i5Smag<float>, 16, 16, 4, 8, 64, true>(43);
-    expect_exact<sq::TendUVW2i5Smag<float>, 64, 2, 1, 6, 3, true>(44);
-}
-
 // Declarations one point or level short: the march must then differ somewhere.
 // K with one part of one input's declaration moved by Short.
 template <class K, int Input, int Part, int Short>
@@ -258,16 +209,6 @@ struct Shorten : K {
         sq::PlaneInput d = K::plane_input(n);
         int* parts[8] = {&d.xlo, &d.xhi, &d.ylo, &d.yhi, &d.plo, &d.phi, &d.zlo, &d.zhi};
         if (n == Input) *parts[Part] += Short;
-        return d;
-    }
-};
-
-// K with part Part's window of input Input moved at its bottom (Top 0) or top (Top 1).
-template <class K, int Part, int Input, int Top, int Short>
-struct ShortenPart : K {
-    SQ_HD static constexpr sq::PlaneInput plane_part_input(int p, int n) {
-        sq::PlaneInput d = K::plane_part_input(p, n);
-        if (p == Part && n == Input) (Top ? d.zhi : d.zlo) += Short;
         return d;
     }
 };
@@ -312,17 +253,6 @@ TEST(Planes, ShortDeclarationsAreCaught) {
     EXPECT_GT((planes_launch<M, Shorten<M, 2, 7, -1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<M, Shorten<M, 3, 3, -1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<M, Shorten<M, 4, 6, 1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
-    // The split march: each part's own windows (u's top for u, v's bottom for v, w's top
-    // and th's bottom for w).
-    EXPECT_EQ((planes_launch<M, M, 16, 4, 1, 6, 7, true>(9).mismatches), 0);
-    EXPECT_GT((planes_launch<M, ShortenPart<M, 0, 0, 1, -1>, 16, 4, 1, 6, 7, true>(9).mismatches),
-              0);
-    EXPECT_GT((planes_launch<M, ShortenPart<M, 1, 1, 0, 1>, 16, 4, 1, 6, 7, true>(9).mismatches),
-              0);
-    EXPECT_GT((planes_launch<M, ShortenPart<M, 2, 2, 1, -1>, 16, 4, 1, 6, 7, true>(9).mismatches),
-              0);
-    EXPECT_GT((planes_launch<M, ShortenPart<M, 2, 4, 0, 1>, 16, 4, 1, 6, 7, true>(9).mismatches),
-              0);
     using TS = sq::TendS2i5Smag<double>;
     EXPECT_EQ((planes_launch<TS, TS, 16, 4, 1, 5, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<TS, Shorten<TS, 4, 7, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
