@@ -246,6 +246,12 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     // The default first: the baseline, and proof that the measurement works at all.
     const Evaluation base = evaluate(r.baseline, nullptr, true);
     count(base);
+    if (base.status == Status::verify) // every candidate would be compared with it
+        throw std::runtime_error(fmt::format(
+            "the default configuration does not reproduce the capture's outputs: {}; if "
+            "they differ by round-off only (the compiler contracted multiply-adds differently "
+            "in the configuration that made the capture), --tolerant accepts them",
+            base.detail));
     if (base.status != Status::ok)
         throw std::runtime_error(fmt::format("the default configuration fails ({}): {}",
                                              status_name(base.status), base.detail));

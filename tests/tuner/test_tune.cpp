@@ -382,6 +382,28 @@ TEST(Tune, FailingDefaultIsAnError) {
     }
 }
 
+// A default whose outputs differ from the capture's: the error says so and names the way
+// out for round-off differences.
+TEST(Tune, DefaultNotReproducingTheCaptureNamesTolerant) {
+    const Case& c = cases()[0];
+    class Differs : public Evaluator {
+        std::string prepare(const rt::Config&) override { return ""; }
+        Measurement measure(const rt::Config&) override {
+            return {Status::verify, 0, "'ut': 3 of 100 values differ"};
+        }
+    } ev;
+    const TuneOptions o = options(10);
+    Journal j(c.space(), header_of(c, o));
+    try {
+        tune(c.space(), c.problem, c.device, ev, j, o);
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("'ut': 3 of 100 values differ"), std::string::npos) << what;
+        EXPECT_NE(what.find("--tolerant"), std::string::npos) << what;
+    }
+}
+
 // Stopped midway by a lost machine, then resumed from the journal: the same final record
 // as an uninterrupted tune with the same seed, and nothing measured twice.
 void check_resume(size_t in_flight) {
