@@ -50,7 +50,7 @@ tuner::SessionOptions session_options(const TuneArgs& a) {
     o.out_dir = a.out_dir;
     o.journal_dir = a.journal_dir;
     o.from_default = a.from_default;
-    o.verify.tolerant = a.tolerant;
+    o.verify.exact = a.exact && !a.tolerant;
     return o;
 }
 
@@ -218,8 +218,9 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
                   "journal directory (default: OUT/journal); a rerun resumes from it");
     t->add_flag("--no-journal", a.no_journal, "keep no journal");
     t->add_flag("--from-default", a.from_default, "start from the default, not the current wisdom");
-    t->add_flag("--tolerant", a.tolerant,
-                "accept outputs within round-off of the reference, not only bitwise equal ones");
+    t->add_flag("--exact", a.exact,
+                "accept only outputs bitwise equal to the reference (default: within round-off)");
+    t->add_flag("--tolerant", a.tolerant, "within round-off (the default; overrides --exact)");
     t->add_option("--plot", a.plot, "write a PNG of the best time against wall time");
     return t;
 }

@@ -130,7 +130,7 @@ Measurement CaptureEvaluator::measure(const rt::Config& c) {
         bool within = true;
         for (const auto& o : v.outputs) {
             if (!o.differing) continue;
-            const bool tolerated = verify_.tolerant || o.partials == rt::Partials::sum;
+            const bool tolerated = !verify_.exact || o.partials == rt::Partials::sum;
             const double dev = o.max_ref > 0 ? o.max_abs / o.max_ref : o.max_abs;
             if (!tolerated || !(dev <= tolerance_of(o, cap, verify_))) within = false;
         }

@@ -248,9 +248,9 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     count(base);
     if (base.status == Status::verify) // every candidate would be compared with it
         throw std::runtime_error(fmt::format(
-            "the default configuration does not reproduce the capture's outputs: {}; if "
-            "they differ by round-off only (the compiler contracted multiply-adds differently "
-            "in the configuration that made the capture), --tolerant accepts them",
+            "the default configuration does not reproduce the capture's outputs: {} (with "
+            "--exact round-off counts too: the compiler fuses multiply-adds differently in "
+            "some configurations, such as the one that made the capture)",
             base.detail));
     if (base.status != Status::ok)
         throw std::runtime_error(fmt::format("the default configuration fails ({}): {}",

@@ -1,6 +1,7 @@
 // squall tune's GPU path on a captured launch: a kernel whose `shortcut` variants are
 // faster but wrong must have every one of them rejected by verification and never
-// recorded; the record merged into the wisdom directory carries its provenance. The same
+// recorded; the record merged into the wisdom directory carries its provenance. Variants
+// that differ by round-off only pass, unless --exact.  The same
 // from an in-process capture, whose arrays stay on the device.
 #include "runtime/replay.h"
 #include "runtime/wisdom.h"
@@ -55,10 +56,10 @@ fs::path fresh_dir(const std::string& name) {
     fs::remove_all(dir);
     return dir;
 }
-rt::RuntimeOptions capturing_scale_add(const fs::path& dir) {
+rt::RuntimeOptions capturing_scale_add(const fs::path& dir, const char* pattern = "scale_add_*") {
     rt::RuntimeOptions o;
     o.cache_dir = "";
-    o.capture = rt::CaptureSettings{{"scale_add_*"}, 0, (dir / "captures").string(), 1ull << 30};
+    o.capture = rt::CaptureSettings{{pattern}, 0, (dir / "captures").string(), 1ull << 30};
     return o;
 }
 
@@ -189,6 +190,62 @@ TEST(TuneGpu, InProcessCaptureStaysOnTheDevice) {
     data.dx.upload(x.data());
     EXPECT_NE(rt::device_hash(rt, data.dx.get(), x.size() * 8), x_hash);
     session.reset();
+    fs::remove_all(dir);
+}
+
+// y = 0.1 x + y, in one FMA or, with separate = 1, with the product rounded before the
+// sum: the same arithmetic up to round-off, as configurations of one kernel that the
+// compiler contracts differently (docs/tuning.md).
+const char* const kRoundSource = R"(
+template <int SEPARATE>
+__global__ void axpy_round(int n, const double* x, double* y) {
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p < n) y[p] = SEPARATE ? __dadd_rn(__dmul_rn(0.1, x[p]), y[p]) : fma(0.1, x[p], y[p]);
+}
+)";
+
+TEST(TuneGpu, RoundOffPassesUnlessExact) {
+    const fs::path dir = fresh_dir("squall_tune_gpu_round");
+    rt::Runtime rt(capturing_scale_add(dir, "axpy_round_*"));
+    SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
+    auto src = std::make_shared<rt::SourceSet>();
+    src->add("axpy_round.cu", kRoundSource);
+    rt::KernelDef def("axpy_round", src, "axpy_round.cu");
+    def.tuning_key("axpy_round", "double")
+        .tune("block_x", {128, 256}, 128)
+        .tune("separate", {0, 1}, 0)
+        .template_args(rt::expr("separate"))
+        .block_size("block_x")
+        .arg_scalar("n", rt::DType::i32)
+        .arg_array("x", rt::DType::f64, rt::Access::in, "n")
+        .arg_array("y", rt::DType::f64, rt::Access::inout, "n");
+    const int n = 1 << 20;
+    const ScaleAddData data(n, 0.37, 1000, 1.0, 7);
+    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, data.dx.get(), data.dy.get());
+    rt::Driver::get().synchronize();
+    std::string json;
+    for (const auto& e : fs::directory_iterator(dir / "captures"))
+        if (e.path().extension() == ".json") json = e.path().string();
+    ASSERT_FALSE(json.empty());
+    const rt::Capture cap = rt::load_capture(json);
+
+    for (const bool exact : {false, true}) {
+        tuner::SessionOptions so;
+        so.tune.strategy = "random";
+        so.tune.budget = {0, 0}; // all 4 configurations
+        so.out_dir = (dir / (exact ? "exact" : "tolerant")).string();
+        so.from_default = true;
+        so.progress = false;
+        so.verify.exact = exact;
+        rt::RuntimeOptions to;
+        to.cache_dir = "";
+        rt::Runtime tuning(to);
+        tuner::Session session(tuning, so);
+        session.tune(cap, json);
+        const tuner::TableRow& row = session.rows().at(0);
+        EXPECT_EQ(row.evaluations, 4u) << exact;
+        EXPECT_EQ(row.rejected, exact ? 2u : 0u) << exact; // the rounded-apart variants
+    }
     fs::remove_all(dir);
 }
 

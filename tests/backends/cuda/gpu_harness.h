@@ -105,18 +105,6 @@ public:
         return worst;
     }
 
-    // The device outputs, one after the other.
-    std::vector<T> outputs() const {
-        std::vector<T> all;
-        for (const Array& a : arrays_) {
-            if (!a.output) continue;
-            const size_t at = all.size();
-            all.resize(at + a.host.size());
-            rt::Driver::get().download(all.data() + at, a.dev, a.host.size() * sizeof(T));
-        }
-        return all;
-    }
-
     // Output arrays and the number of distinct arrays touched (for bandwidth figures).
     size_t num_arrays() const { return arrays_.size(); }
 
