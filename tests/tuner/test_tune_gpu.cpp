@@ -63,6 +63,14 @@ rt::RuntimeOptions capturing_scale_add(const fs::path& dir, const char* pattern 
     return o;
 }
 
+// The capture file (.json) the launch left in DIR/captures ("" if none).
+std::string capture_file(const fs::path& dir) {
+    std::string json;
+    for (const auto& e : fs::directory_iterator(dir / "captures"))
+        if (e.path().extension() == ".json") json = e.path().string();
+    return json;
+}
+
 // A launch's x and y, on the host and on the device: x_p = x_step (p % x_period),
 // y_p = y_base + p % y_period.
 struct ScaleAddData {
@@ -86,9 +94,7 @@ TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
     const rt::KernelDef def = scale_add_def();
     rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, data.dx.get(), data.dy.get());
     rt::Driver::get().synchronize();
-    std::string json;
-    for (const auto& e : fs::directory_iterator(dir / "captures"))
-        if (e.path().extension() == ".json") json = e.path().string();
+    const std::string json = capture_file(dir);
     ASSERT_FALSE(json.empty());
     const rt::Capture cap = rt::load_capture(json);
 
@@ -223,9 +229,7 @@ TEST(TuneGpu, RoundOffPassesUnlessExact) {
     const ScaleAddData data(n, 0.37, 1000, 1.0, 7);
     rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, data.dx.get(), data.dy.get());
     rt::Driver::get().synchronize();
-    std::string json;
-    for (const auto& e : fs::directory_iterator(dir / "captures"))
-        if (e.path().extension() == ".json") json = e.path().string();
+    const std::string json = capture_file(dir);
     ASSERT_FALSE(json.empty());
     const rt::Capture cap = rt::load_capture(json);
 
