@@ -1,7 +1,7 @@
 // squall tune's GPU path on a captured launch: a kernel whose `shortcut` variants are
 // faster but wrong must have every one of them rejected by verification and never
 // recorded; the record merged into the wisdom directory carries its provenance. Variants
-// that differ by round-off only pass, unless --exact.  The same
+// that differ by round-off only pass, unless --exact. The same
 // from an in-process capture, whose arrays stay on the device.
 #include "runtime/replay.h"
 #include "runtime/wisdom.h"
@@ -50,13 +50,14 @@ rt::KernelDef scale_add_def() {
 }
 
 // An empty directory DIR for one test, and the options of a runtime that captures the
-// scale_add launches into DIR/captures and keeps no compile cache on disk.
+// launches matching PATTERN (scale_add by default) into DIR/captures and keeps no compile
+// cache on disk.
 fs::path fresh_dir(const std::string& name) {
     const fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(getpid()));
     fs::remove_all(dir);
     return dir;
 }
-rt::RuntimeOptions capturing_scale_add(const fs::path& dir, const char* pattern = "scale_add_*") {
+rt::RuntimeOptions capturing(const fs::path& dir, const char* pattern = "scale_add_*") {
     rt::RuntimeOptions o;
     o.cache_dir = "";
     o.capture = rt::CaptureSettings{{pattern}, 0, (dir / "captures").string(), 1ull << 30};
@@ -86,7 +87,7 @@ struct ScaleAddData {
 
 TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
     const fs::path dir = fresh_dir("squall_tune_gpu");
-    rt::Runtime rt(capturing_scale_add(dir));
+    rt::Runtime rt(capturing(dir));
     SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
 
     const int n = 1 << 24;
@@ -141,7 +142,7 @@ TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
 // rejects every wrong variant, and the device hash tells one array's contents from another.
 TEST(TuneGpu, InProcessCaptureStaysOnTheDevice) {
     const fs::path dir = fresh_dir("squall_tune_gpu_sink");
-    rt::Runtime rt(capturing_scale_add(dir));
+    rt::Runtime rt(capturing(dir));
     SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
 
     const int n = 1 << 22;
@@ -212,7 +213,7 @@ __global__ void axpy_round(int n, const double* x, double* y) {
 
 TEST(TuneGpu, RoundOffPassesUnlessExact) {
     const fs::path dir = fresh_dir("squall_tune_gpu_round");
-    rt::Runtime rt(capturing_scale_add(dir, "axpy_round_*"));
+    rt::Runtime rt(capturing(dir, "axpy_round_*"));
     SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
     auto src = std::make_shared<rt::SourceSet>();
     src->add("axpy_round.cu", kRoundSource);
