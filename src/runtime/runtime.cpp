@@ -259,6 +259,21 @@ void Runtime::profile_reset() {
     if (profiler_) profiler_->reset();
 }
 
+void Runtime::profile_library(const std::string& name, const ProblemSize& p, StreamHandle stream,
+                              const std::function<void()>& work) {
+    if (!profiler_) return work();
+    int row;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const std::string key = name + " " + p.to_string();
+        auto it = library_rows_.find(key);
+        if (it == library_rows_.end())
+            it = library_rows_.emplace(key, profiler_->add_row(name, p.to_string(), "library")).first;
+        row = it->second;
+    }
+    profiler_->time(row, stream, work);
+}
+
 // Slow path of instances that are captured or profiled: the plain launch, timed when
 // profiling, inside the capture when one is due.
 void Runtime::observed_launch(InstanceState& s, StreamHandle stream, void** params, size_t count) {

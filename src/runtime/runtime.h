@@ -165,6 +165,10 @@ public:
     bool profiling() const { return profiler_ != nullptr; }
     std::vector<ProfileRow> profile();
     void profile_reset();
+    // Runs `work` (library calls on `stream`, e.g. cuFFT) timed as the profile row `name`
+    // when profiling; otherwise just runs it.
+    void profile_library(const std::string& name, const ProblemSize& p, StreamHandle stream,
+                         const std::function<void()>& work);
 
 private:
     friend class KernelInstance;
@@ -189,6 +193,7 @@ private:
     std::map<std::string, std::shared_ptr<const Wisdom>> wisdom_;
     std::unordered_map<uint64_t, std::unique_ptr<InstanceState>> instances_;
     std::map<std::string, uint64_t> capture_counts_;
+    std::map<std::string, int> library_rows_; // profile rows of profile_library, by name
 };
 
 } // namespace squall::rt

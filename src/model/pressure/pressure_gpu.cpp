@@ -277,6 +277,7 @@ struct PressureSolverGpu<T>::Impl {
     SpectralSteps<T> steps;                 // the kernels, on the device arrays above
     std::unique_ptr<CufftPlan<T>> fwd, bwd; // between the field's interior and cplx_buf
     long field_offset = 0;                  // of the interior, PressureRealLayout::offset
+    rt::ProblemSize problem;                // names the transforms' profile rows
 
     Impl(const Grid<T>& grid, const Decomposition& decomp) {
         const rt::StreamHandle stream = solver_backend().stream();
@@ -286,6 +287,7 @@ struct PressureSolverGpu<T>::Impl {
             return;
         }
         const GridDims& d = grid.d;
+        problem = rt::ProblemSize(d.itot, d.jtot, d.ktot);
         lay = PressureGpuLayout<T>::make(grid);
         const long ncplx = lay.ncol * d.ktot;
         real_buf = rt::DeviceBuffer(sizeof(T) * std::size_t(ncplx));
@@ -323,9 +325,12 @@ struct PressureSolverGpu<T>::Impl {
                 "GPU pressure solver: the field's first interior point is not aligned to {} "
                 "bytes; pass a field with the model's layout (Field3d, leading pad)",
                 2 * sizeof(T)));
-        fwd->run(p + field_offset, cbuf);
+        gpu::Backend& b = solver_backend();
+        b.runtime().profile_library("cufft_forward", problem, b.stream(),
+                                    [&] { fwd->run(p + field_offset, cbuf); });
         steps.thomas(cbuf, gam);
-        bwd->run(p + field_offset, cbuf);
+        b.runtime().profile_library("cufft_inverse", problem, b.stream(),
+                                    [&] { bwd->run(p + field_offset, cbuf); });
         steps.mirror_bottom(p);
     }
 };
