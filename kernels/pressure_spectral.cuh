@@ -24,35 +24,71 @@ namespace sq {
 // values: a, c (links to k-1 and k+1, zero at the walls), dz^2 rho, the diagonal without
 // the wavenumber term, and dz^2/(itot jtot), which scales the right-hand side. Column 0
 // adds top_mean to its last diagonal entry (the mean mode: pi = 0 on the top face; zero
-// where this rank holds no mean mode). gam: ncol*ktot values of scratch.
+// where this rank holds no mean mode).
+//
+// The elimination factors g(k) are not stored per level: the sweep up keeps 1/beta of
+// every thomas_chunk-th level in gam (ncol * ceil(ktot / thomas_chunk) values of scratch),
+// and the sweep down recomputes a chunk's factors from it in registers, with the same
+// arithmetic. A complex double then moves 64 bytes instead of 80 (x read and written by
+// each sweep, against that plus a factor written and read back): the kernel runs at the
+// memory floor, so bytes are its time.
+inline constexpr int thomas_chunk = 16;
+
+template <typename T>
+struct ThomasSystem {
+    const T* a;
+    const T* c;
+    const T* dz2rho;
+    const T* b_base;
+    T bm, top_fix;
+    int ktot;
+    SQ_HD T diagonal(int k) const {
+        return dz2rho[k] * bm + b_base[k] + (k == ktot - 1 ? top_fix : T(0));
+    }
+    // 1 / beta(k) from the factor g(k) = c(k-1) / beta(k-1).
+    SQ_HD T inverse_pivot(int k, T g) const { return T(1) / (diagonal(k) - a[k] * g); }
+};
+
 template <int NC, typename T>
 SQ_HD void pressure_thomas_column(long col, long ncol, int ktot, T* SQ_RESTRICT x,
                                   T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
                                   const T* SQ_RESTRICT coef, T top_mean) {
-    const T* a = coef;
-    const T* c = coef + ktot;
-    const T* dz2rho = coef + 2 * ktot;
-    const T* b_base = coef + 3 * ktot;
+    const ThomasSystem<T> sys{
+        coef, coef + ktot, coef + 2 * ktot, coef + 3 * ktot, bmat[col], col == 0 ? top_mean : T(0),
+        ktot};
+    const T* a = sys.a;
+    const T* c = sys.c;
     const T* rhs_scale = coef + 4 * ktot;
-    const T bm = bmat[col];
-    const T top_fix = col == 0 ? top_mean : T(0);
 
     T* x0 = x + NC * col;
-    T binv = T(1) / (dz2rho[0] * bm + b_base[0] + (ktot == 1 ? top_fix : T(0)));
+    T binv = T(1) / sys.diagonal(0);
+    gam[col] = binv;
     T v[NC];
     for (int n = 0; n < NC; ++n) x0[n] = v[n] = rhs_scale[0] * x0[n] * binv;
     for (int k = 1; k < ktot; ++k) {
         T* xk = x + NC * (col + ncol * k);
         const T g = c[k - 1] * binv;
-        const T diag = dz2rho[k] * bm + b_base[k] + (k == ktot - 1 ? top_fix : T(0));
-        binv = T(1) / (diag - a[k] * g);
-        gam[col + ncol * k] = g;
+        binv = sys.inverse_pivot(k, g);
+        if (k % thomas_chunk == 0) gam[col + ncol * (k / thomas_chunk)] = binv;
         for (int n = 0; n < NC; ++n) xk[n] = v[n] = (rhs_scale[k] * xk[n] - a[k] * v[n]) * binv;
     }
-    for (int k = ktot - 2; k >= 0; --k) {
-        T* xk = x + NC * (col + ncol * k);
-        const T g = gam[col + ncol * (k + 1)];
-        for (int n = 0; n < NC; ++n) xk[n] = v[n] = xk[n] - g * v[n];
+    // Down, chunk by chunk from the top: levels k0 + m use g(k0 + m + 1), m < thomas_chunk.
+    for (int k0 = (ktot - 2) / thomas_chunk * thomas_chunk; k0 >= 0; k0 -= thomas_chunk) {
+        T g[thomas_chunk];
+        T bi = gam[col + ncol * (k0 / thomas_chunk)];
+        for (int m = 0; m < thomas_chunk; ++m) {
+            const int k = k0 + m + 1;
+            if (k < ktot) {
+                g[m] = c[k - 1] * bi;
+                if (m + 1 < thomas_chunk) bi = sys.inverse_pivot(k, g[m]);
+            }
+        }
+        for (int m = thomas_chunk - 1; m >= 0; --m) {
+            const int k = k0 + m;
+            if (k > ktot - 2) continue;
+            T* xk = x + NC * (col + ncol * k);
+            for (int n = 0; n < NC; ++n) xk[n] = v[n] = xk[n] - g[m] * v[n];
+        }
     }
 }
 

@@ -268,7 +268,8 @@ void Runtime::profile_library(const std::string& name, const ProblemSize& p, Str
         const std::string key = name + " " + p.to_string();
         auto it = library_rows_.find(key);
         if (it == library_rows_.end())
-            it = library_rows_.emplace(key, profiler_->add_row(name, p.to_string(), "library")).first;
+            it = library_rows_.emplace(key, profiler_->add_row(name, p.to_string(), "library"))
+                     .first;
         row = it->second;
     }
     profiler_->time(row, stream, work);

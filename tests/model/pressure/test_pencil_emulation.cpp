@@ -133,8 +133,13 @@ int main(int argc, char** argv) {
         Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, npx, npy);
         failures += check_case<double>(decomp, 24, 20, 16, true, 1e-12);
         failures += check_case<double>(decomp, 12, 8, 4, false, 1e-12);
+        // Columns longer than the Thomas kernel's chunk of 16 levels: a partial second chunk,
+        // and several chunks with a partial one on top.
+        failures += check_case<double>(decomp, 12, 8, 20, true, 1e-12);
+        failures += check_case<double>(decomp, 12, 8, 40, true, 1e-12);
         failures += check_case<float>(decomp, 24, 20, 16, true, 2e-5);
         failures += check_case<float>(decomp, 72, 40, 8, false, 2e-5);
+        failures += check_case<float>(decomp, 12, 8, 40, false, 2e-5);
         if (nprocs == 1) {
             failures += check_case<double>(decomp, 15, 9, 7, false, 1e-12); // odd lengths
             failures += check_case<double>(decomp, 1, 12, 10, true, 1e-12); // no x transform
