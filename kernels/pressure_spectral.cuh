@@ -26,12 +26,14 @@ namespace sq {
 // adds top_mean to its last diagonal entry (the mean mode: pi = 0 on the top face; zero
 // where this rank holds no mean mode).
 //
-// The elimination factors g(k) are not stored per level: the sweep up keeps 1/beta of
-// every thomas_chunk-th level in gam (ncol * ceil(ktot / thomas_chunk) values of scratch),
-// and the sweep down recomputes a chunk's factors from it in registers, with the same
-// arithmetic. A complex double then moves 64 bytes instead of 80 (x read and written by
-// each sweep, against that plus a factor written and read back): the kernel runs at the
-// memory floor, so bytes are its time.
+// Both sweeps go a chunk of thomas_chunk levels at a time: the chunk's values are loaded
+// into registers before the chunk's dependent chain of arithmetic runs, so a thread has the
+// chunk's loads in flight at once instead of one level's (each level's load waited for the
+// previous level's store). The elimination factors g(k) are not stored per level: the sweep
+// up keeps 1/beta of each chunk's first level in gam (ncol * ceil(ktot / thomas_chunk)
+// values of scratch) and the sweep down recomputes the chunk's factors from it with the
+// same arithmetic. A complex value then moves 4 values of T instead of 5 (x read and
+// written by each sweep, against that plus a factor written and read back).
 inline constexpr int thomas_chunk = 16;
 
 template <typename T>
@@ -49,6 +51,22 @@ struct ThomasSystem {
     SQ_HD T inverse_pivot(int k, T g) const { return T(1) / (diagonal(k) - a[k] * g); }
 };
 
+// Levels [k0, k0 + thomas_chunk) of a column that lie below `kend`, into or out of r.
+template <int NC, typename T>
+SQ_HD void thomas_load_chunk(T (&r)[thomas_chunk][NC], const T* SQ_RESTRICT x, long col, long ncol,
+                             int k0, int kend) {
+    for (int m = 0; m < thomas_chunk; ++m)
+        if (k0 + m < kend)
+            for (int n = 0; n < NC; ++n) r[m][n] = x[NC * (col + ncol * (k0 + m)) + n];
+}
+template <int NC, typename T>
+SQ_HD void thomas_store_chunk(const T (&r)[thomas_chunk][NC], T* SQ_RESTRICT x, long col, long ncol,
+                              int k0, int kend) {
+    for (int m = 0; m < thomas_chunk; ++m)
+        if (k0 + m < kend)
+            for (int n = 0; n < NC; ++n) x[NC * (col + ncol * (k0 + m)) + n] = r[m][n];
+}
+
 template <int NC, typename T>
 SQ_HD void pressure_thomas_column(long col, long ncol, int ktot, T* SQ_RESTRICT x,
                                   T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
@@ -60,35 +78,41 @@ SQ_HD void pressure_thomas_column(long col, long ncol, int ktot, T* SQ_RESTRICT 
     const T* c = sys.c;
     const T* rhs_scale = coef + 4 * ktot;
 
-    T* x0 = x + NC * col;
-    T binv = T(1) / sys.diagonal(0);
-    gam[col] = binv;
-    T v[NC];
-    for (int n = 0; n < NC; ++n) x0[n] = v[n] = rhs_scale[0] * x0[n] * binv;
-    for (int k = 1; k < ktot; ++k) {
-        T* xk = x + NC * (col + ncol * k);
-        const T g = c[k - 1] * binv;
-        binv = sys.inverse_pivot(k, g);
-        if (k % thomas_chunk == 0) gam[col + ncol * (k / thomas_chunk)] = binv;
-        for (int n = 0; n < NC; ++n) xk[n] = v[n] = (rhs_scale[k] * xk[n] - a[k] * v[n]) * binv;
+    T r[thomas_chunk][NC];
+    T v[NC] = {}; // the value of the level below (up), above (down)
+    T binv = T(1);
+    for (int k0 = 0; k0 < ktot; k0 += thomas_chunk) {
+        thomas_load_chunk(r, x, col, ncol, k0, ktot);
+        for (int m = 0; m < thomas_chunk; ++m) {
+            const int k = k0 + m;
+            if (k >= ktot) break;
+            if (k == 0) {
+                binv = T(1) / sys.diagonal(0);
+                for (int n = 0; n < NC; ++n) v[n] = r[m][n] = rhs_scale[0] * r[m][n] * binv;
+            } else {
+                binv = sys.inverse_pivot(k, c[k - 1] * binv);
+                for (int n = 0; n < NC; ++n)
+                    v[n] = r[m][n] = (rhs_scale[k] * r[m][n] - a[k] * v[n]) * binv;
+            }
+            if (m == 0) gam[col + ncol * (k0 / thomas_chunk)] = binv;
+        }
+        thomas_store_chunk(r, x, col, ncol, k0, ktot);
     }
-    // Down, chunk by chunk from the top: levels k0 + m use g(k0 + m + 1), m < thomas_chunk.
+    // Down from the top chunk; level k uses g(k + 1). The top level is final.
     for (int k0 = (ktot - 2) / thomas_chunk * thomas_chunk; k0 >= 0; k0 -= thomas_chunk) {
+        thomas_load_chunk(r, x, col, ncol, k0, ktot - 1);
         T g[thomas_chunk];
         T bi = gam[col + ncol * (k0 / thomas_chunk)];
         for (int m = 0; m < thomas_chunk; ++m) {
             const int k = k0 + m + 1;
-            if (k < ktot) {
-                g[m] = c[k - 1] * bi;
-                if (m + 1 < thomas_chunk) bi = sys.inverse_pivot(k, g[m]);
-            }
+            if (k >= ktot) break;
+            g[m] = c[k - 1] * bi;
+            if (m + 1 < thomas_chunk) bi = sys.inverse_pivot(k, g[m]);
         }
-        for (int m = thomas_chunk - 1; m >= 0; --m) {
-            const int k = k0 + m;
-            if (k > ktot - 2) continue;
-            T* xk = x + NC * (col + ncol * k);
-            for (int n = 0; n < NC; ++n) xk[n] = v[n] = xk[n] - g[m] * v[n];
-        }
+        for (int m = thomas_chunk - 1; m >= 0; --m)
+            if (k0 + m < ktot - 1)
+                for (int n = 0; n < NC; ++n) v[n] = r[m][n] = r[m][n] - g[m] * v[n];
+        thomas_store_chunk(r, x, col, ncol, k0, ktot - 1);
     }
 }
 
