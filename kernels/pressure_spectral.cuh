@@ -68,9 +68,9 @@ SQ_HD void thomas_store_chunk(const T (&r)[thomas_chunk][NC], T* SQ_RESTRICT x, 
 }
 
 template <int NC, typename T>
-SQ_HD void pressure_thomas_column(long col, long ncol, int ktot, T* SQ_RESTRICT x,
-                                  T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
-                                  const T* SQ_RESTRICT coef, T top_mean) {
+SQ_HD void pressure_thomas_chunked(long col, long ncol, int ktot, T* SQ_RESTRICT x,
+                                   T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
+                                   const T* SQ_RESTRICT coef, T top_mean) {
     const ThomasSystem<T> sys{
         coef, coef + ktot, coef + 2 * ktot, coef + 3 * ktot, bmat[col], col == 0 ? top_mean : T(0),
         ktot};
@@ -114,6 +114,48 @@ SQ_HD void pressure_thomas_column(long col, long ncol, int ktot, T* SQ_RESTRICT 
                 for (int n = 0; n < NC; ++n) v[n] = r[m][n] = r[m][n] - g[m] * v[n];
         thomas_store_chunk(r, x, col, ncol, k0, ktot - 1);
     }
+}
+
+// The plain sweeps, a level at a time, with g(k) stored in gam (ncol * ktot values) on the
+// way up and read back on the way down: 5 values of T per complex value.
+template <int NC, typename T>
+SQ_HD void pressure_thomas_stored(long col, long ncol, int ktot, T* SQ_RESTRICT x,
+                                  T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
+                                  const T* SQ_RESTRICT coef, T top_mean) {
+    const ThomasSystem<T> sys{
+        coef, coef + ktot, coef + 2 * ktot, coef + 3 * ktot, bmat[col], col == 0 ? top_mean : T(0),
+        ktot};
+    const T* rhs_scale = coef + 4 * ktot;
+    T* x0 = x + NC * col;
+    T binv = T(1) / sys.diagonal(0);
+    T v[NC];
+    for (int n = 0; n < NC; ++n) x0[n] = v[n] = rhs_scale[0] * x0[n] * binv;
+    for (int k = 1; k < ktot; ++k) {
+        T* xk = x + NC * (col + ncol * k);
+        const T g = sys.c[k - 1] * binv;
+        binv = sys.inverse_pivot(k, g);
+        gam[col + ncol * k] = g;
+        for (int n = 0; n < NC; ++n) xk[n] = v[n] = (rhs_scale[k] * xk[n] - sys.a[k] * v[n]) * binv;
+    }
+    for (int k = ktot - 2; k >= 0; --k) {
+        T* xk = x + NC * (col + ncol * k);
+        const T g = gam[col + ncol * (k + 1)];
+        for (int n = 0; n < NC; ++n) xk[n] = v[n] = xk[n] - g * v[n];
+    }
+}
+
+// Per precision, the faster on an H200 at 512^3 (docs/performance.md, "Pressure solver"):
+// in float the chunks took 0.64 ms a solve against 0.86; in double, where the recomputed
+// factors' divisions are costly, 1.74 ms against 1.35 (the stored sweeps already move
+// their bytes at the copy ceiling). gam: ncol * ktot values of scratch.
+template <int NC, typename T>
+SQ_HD void pressure_thomas_column(long col, long ncol, int ktot, T* SQ_RESTRICT x,
+                                  T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
+                                  const T* SQ_RESTRICT coef, T top_mean) {
+    if constexpr (sizeof(T) == 8)
+        pressure_thomas_stored<NC>(col, ncol, ktot, x, gam, bmat, coef, top_mean);
+    else
+        pressure_thomas_chunked<NC>(col, ncol, ktot, x, gam, bmat, coef, top_mean);
 }
 
 // Index of interior point (i, j, k) of the field in the packed FFT input.
