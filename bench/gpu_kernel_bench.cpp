@@ -455,12 +455,12 @@ void add_model_searches(const Options& o, Pool<T>& pool, std::vector<rt::KernelD
     // exchange and unpack). Each halo point moves 4 values (2 sides, read and write).
     const int gc = g.igc, nk = g.kcells(), i0 = g.igc, i1 = g.igc + g.itot, j0 = g.igc,
               j1 = g.igc + g.jtot;
-    const sq::Range3 rx{0, gc * g.jtot, 0, nk, 0, 1}, ry{0, g.icells(), 0, gc, 0, nk};
+    const sq::Range3 rx{0, gc, j0, j1, 0, nk}, ry{0, g.icells(), 0, gc, 0, nk};
     const long nx = long(gc) * g.jtot * nk, ny = long(gc) * g.icells() * nk;
     T* const buf = f3(5);
     const T* const recv = f3(6);
     const Output sent_x{pool.f3[5], g.pad() + 2 * nx}, sent_y{pool.f3[5], g.pad() + 2 * ny};
-    add(sq::HaloWrapX<T>{f3(0), i0, i1, g.itot, jj, kk, j0, gc}, Form::traverse3d, rx, {field0}, 4);
+    add(sq::HaloWrapX<T>{f3(0), i0, i1, g.itot, jj, kk}, Form::traverse3d, rx, {field0}, 4);
     add(sq::HaloWrapY<T>{f3(0), j0, j1, g.jtot, jj, kk}, Form::traverse3d, ry, {field0}, 4);
     add(sq::HaloPackX<T>{buf, buf + nx, f3(0), i0, i1, j0, g.jtot, gc, jj, kk}, Form::traverse3d,
         rx, {sent_x}, 4);

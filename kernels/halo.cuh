@@ -2,19 +2,16 @@
 // Periodic halo exchange as per-point kernels, so that it runs wherever the fields live
 // (launch() on the CPU or the GPU). Not physics: pure copies, bitwise exact.
 // x pass: the igc ghost columns of the interior rows; y pass: the jgc ghost rows over the
-// full icells width, so the corners follow the x pass. In the x kernels traversal index t
-// runs over (ghost column g0, row j) with g0 fastest, t = g0 + igc (j - jstart), so that a
-// warp's lanes cover ten rows' ghosts (a range igc wide left most lanes idle, and a row per
-// lane made three accesses of one sector per row); in the y kernels traversal index j
-// counts the ghost layer j0 = 0 .. jgc-1. nk levels (kcells for fields, 1 for 2-D surface
-// arrays). Packed buffers are ordered (k, j, i), i fastest, matching across ranks: x buffers
-// hold igc*jmax*nk values, y buffers jgc*icells*nk (rows without the padding that aligns
-// them in memory, jj >= icells).
+// full icells width, so the corners follow the x pass. Traversal index i (x kernels) or
+// j (y kernels) counts the ghost layer g0 = 0 .. gc-1; nk levels (kcells for fields,
+// 1 for 2-D surface arrays). Packed buffers are ordered (k, j, i), i fastest, matching
+// across ranks: x buffers hold igc*jmax*nk values, y buffers jgc*icells*nk (rows without
+// the padding that aligns them in memory, jj >= icells).
 #include "common.cuh"
 
 namespace sq {
 
-// One rank along x: wrap from the opposite interior edge. Range {0,igc*jmax, 0,nk, 0,1}.
+// One rank along x: wrap from the opposite interior edge. Range {0,igc, jstart,jend, 0,nk}.
 // Modular indexing also covers imax < igc.
 template <typename T>
 struct HaloWrapX {
@@ -22,17 +19,15 @@ struct HaloWrapX {
     T* a;
     int istart, iend, imax;
     int jj, kk;
-    int jstart, igc;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout);
-        d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(imax), SQ_ARG(jj), SQ_ARG(kk),
-                  SQ_ARG(jstart), SQ_ARG(igc));
+        d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(imax), SQ_ARG(jj), SQ_ARG(kk));
     }
-    SQ_HD void operator()(int t, int k, int) const {
-        T* row = a + (jstart + t / igc) * jj + k * kk;
-        const int g = t % igc + 1;
+    SQ_HD void operator()(int g0, int j, int k) const {
+        T* row = a + j * jj + k * kk;
+        const int g = g0 + 1;
         row[istart - g] = row[istart + (imax - g % imax) % imax];
         row[iend - 1 + g] = row[istart + (g - 1) % imax];
     }
@@ -62,7 +57,7 @@ struct HaloWrapY {
 };
 
 // Several ranks along x: the west and east interior columns into send buffers.
-// Range {0,igc*jmax, 0,nk, 0,1}.
+// Range {0,igc, jstart,jend, 0,nk}.
 template <typename T>
 struct HaloPackX {
     static constexpr const char* name = "halo_pack_x";
@@ -78,9 +73,9 @@ struct HaloPackX {
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(jstart), SQ_ARG(jmax), SQ_ARG(igc),
                   SQ_ARG(jj), SQ_ARG(kk));
     }
-    SQ_HD void operator()(int t, int k, int) const {
-        const int c = t + igc * jmax * k;
-        const int i0 = t % igc, row = (jstart + t / igc) * jj + k * kk;
+    SQ_HD void operator()(int i0, int j, int k) const {
+        const int c = i0 + igc * ((j - jstart) + jmax * k);
+        const int row = j * jj + k * kk;
         send_w[c] = a[istart + i0 + row];
         send_e[c] = a[iend - igc + i0 + row];
     }
@@ -101,9 +96,9 @@ struct HaloUnpackX {
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(jstart), SQ_ARG(jmax), SQ_ARG(igc),
                   SQ_ARG(jj), SQ_ARG(kk));
     }
-    SQ_HD void operator()(int t, int k, int) const {
-        const int c = t + igc * jmax * k;
-        const int i0 = t % igc, row = (jstart + t / igc) * jj + k * kk;
+    SQ_HD void operator()(int i0, int j, int k) const {
+        const int c = i0 + igc * ((j - jstart) + jmax * k);
+        const int row = j * jj + k * kk;
         a[istart - igc + i0 + row] = recv_w[c];
         a[iend + i0 + row] = recv_e[c];
     }

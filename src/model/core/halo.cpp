@@ -119,8 +119,8 @@ void Halo<T>::exchange(std::initializer_list<T*> arrays, int nk) const {
 // The copies of HaloWrapX and HaloWrapY (same sources, found the same modular way, so the
 // ghost cells get the same values), as plain loops over the levels of all arrays: per
 // level the x ghosts of the interior rows, then the y ghost rows over the full width.
-// HaloWrapX as a per-point kernel computes integer remainders per copy; here the sources are
-// found once and each level is one task.
+// HaloWrapX as a per-point kernel computes three integer remainders per copy and moves 3
+// values per row; here the sources are found once and each level is one task.
 template <typename T>
 void Halo<T>::wrap_host(std::initializer_list<T*> arrays, int nk, bool x, bool y) const {
     const auto t0 = std::chrono::steady_clock::now();
@@ -222,14 +222,12 @@ template <typename T>
 void Halo<T>::exchange_x(T* a, int nk) const {
     const GridDims& d = d_;
     if (decomp_->npx == 1) {
-        launch(sq::Range3{0, igc * d.jmax, 0, nk, 0, 1}, sq::HaloWrapX<T>{.a = a,
-                                                                          .istart = d.istart,
-                                                                          .iend = d.iend,
-                                                                          .imax = d.imax,
-                                                                          .jj = d.jj,
-                                                                          .kk = d.kk,
-                                                                          .jstart = d.jstart,
-                                                                          .igc = igc});
+        launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk}, sq::HaloWrapX<T>{.a = a,
+                                                                             .istart = d.istart,
+                                                                             .iend = d.iend,
+                                                                             .imax = d.imax,
+                                                                             .jj = d.jj,
+                                                                             .kk = d.kk});
         return;
     }
     sendrecv(pack_x(a, nk), decomp_->west, decomp_->east, 1);
@@ -241,16 +239,16 @@ template <typename T>
 int Halo<T>::pack_x(T* a, int nk) const {
     const GridDims& d = d_;
     const int n = igc * d.jmax * nk;
-    launch(sq::Range3{0, igc * d.jmax, 0, nk, 0, 1}, sq::HaloPackX<T>{.send_w = send_.data(),
-                                                                      .send_e = send_.data() + n,
-                                                                      .a = a,
-                                                                      .istart = d.istart,
-                                                                      .iend = d.iend,
-                                                                      .jstart = d.jstart,
-                                                                      .jmax = d.jmax,
-                                                                      .igc = igc,
-                                                                      .jj = d.jj,
-                                                                      .kk = d.kk});
+    launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk}, sq::HaloPackX<T>{.send_w = send_.data(),
+                                                                         .send_e = send_.data() + n,
+                                                                         .a = a,
+                                                                         .istart = d.istart,
+                                                                         .iend = d.iend,
+                                                                         .jstart = d.jstart,
+                                                                         .jmax = d.jmax,
+                                                                         .igc = igc,
+                                                                         .jj = d.jj,
+                                                                         .kk = d.kk});
     return n;
 }
 
@@ -258,16 +256,17 @@ template <typename T>
 void Halo<T>::unpack_x(T* a, int nk) const {
     const GridDims& d = d_;
     const int n = igc * d.jmax * nk;
-    launch(sq::Range3{0, igc * d.jmax, 0, nk, 0, 1}, sq::HaloUnpackX<T>{.a = a,
-                                                                        .recv_w = recv_.data(),
-                                                                        .recv_e = recv_.data() + n,
-                                                                        .istart = d.istart,
-                                                                        .iend = d.iend,
-                                                                        .jstart = d.jstart,
-                                                                        .jmax = d.jmax,
-                                                                        .igc = igc,
-                                                                        .jj = d.jj,
-                                                                        .kk = d.kk});
+    launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk},
+           sq::HaloUnpackX<T>{.a = a,
+                              .recv_w = recv_.data(),
+                              .recv_e = recv_.data() + n,
+                              .istart = d.istart,
+                              .iend = d.iend,
+                              .jstart = d.jstart,
+                              .jmax = d.jmax,
+                              .igc = igc,
+                              .jj = d.jj,
+                              .kk = d.kk});
 }
 
 template <typename T>
