@@ -499,7 +499,7 @@ void Model<T>::run() {
     if (on_device_ ? gpu_runtime().profiling() : cpu::profiling()) {
         const std::string table =
             on_device_ ? profile_table(gpu_runtime().profile(), total, nstep_ - n_first, "GPU",
-                                       "cuFFT, copies, halo transfers, host work")
+                                       "copies, halo transfers, host work")
                        : profile_table(cpu::profile(), total, nstep_ - n_first, "CPU",
                                        "FFTs, transposes, reductions, MPI");
         if (decomp_.rank == 0) fmt::print("{}", table);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 
 #include "backends/cuda/gpu_launch.h"
@@ -256,8 +257,17 @@ struct PencilGpu {
             rt::Driver::get().upload(recv_d.get() + sizeof(T) * first, recv_h.data() + first,
                                      sizeof(T) * std::size_t(n));
     }
-    void r2c(int axis, T* real, T* c) { fwd[axis]->run(real, c); }
-    void c2r(int axis, T* c, T* real) { bwd[axis]->run(real, c); }
+    void r2c(int axis, T* real, T* c) {
+        transform("cufft_forward", axis, [&] { fwd[axis]->run(real, c); });
+    }
+    void c2r(int axis, T* c, T* real) {
+        transform("cufft_inverse", axis, [&] { bwd[axis]->run(real, c); });
+    }
+    // A transform as a profile row named by its length and batch.
+    void transform(const char* name, int axis, const std::function<void()>& run) {
+        const rt::ProblemSize size(pp.lay.transform_length(axis), pp.lay.transform_rows(axis));
+        solver_backend().runtime().profile_library(name, size, stream, run);
+    }
     void hc_from_complex(int axis, const T* c, T* real) { steps.hc_from_complex(axis, c, real); }
     void complex_from_hc(int axis, const T* real, T* c) { steps.complex_from_hc(axis, real, c); }
     void thomas(T* x, T* gam) { steps.thomas(x, gam); }
