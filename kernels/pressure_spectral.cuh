@@ -32,8 +32,8 @@ namespace sq {
 // previous level's store). The elimination factors g(k) are not stored per level: the sweep
 // up keeps 1/beta of each chunk's first level in gam (ncol * ceil(ktot / thomas_chunk)
 // values of scratch) and the sweep down recomputes the chunk's factors from it with the
-// same arithmetic. A complex value then moves 4 values of T instead of 5 (x read and
-// written by each sweep, against that plus a factor written and read back).
+// same arithmetic. A complex value then moves 8 values of T instead of 10 (x read and
+// written by each sweep, against that plus its factor written and read back).
 inline constexpr int thomas_chunk = 16;
 
 template <typename T>
@@ -117,7 +117,7 @@ SQ_HD void pressure_thomas_chunked(long col, long ncol, int ktot, T* SQ_RESTRICT
 }
 
 // The plain sweeps, a level at a time, with g(k) stored in gam (ncol * ktot values) on the
-// way up and read back on the way down: 5 values of T per complex value.
+// way up and read back on the way down: 10 values of T per complex value.
 template <int NC, typename T>
 SQ_HD void pressure_thomas_stored(long col, long ncol, int ktot, T* SQ_RESTRICT x,
                                   T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
