@@ -36,12 +36,14 @@ namespace sq {
 // written by each sweep, against that plus its factor written and read back).
 inline constexpr int thomas_chunk = 16;
 
+// One column's system: coef's five arrays, its wavenumber term bm and its top fix.
 template <typename T>
 struct ThomasSystem {
     const T* a;
     const T* c;
     const T* dz2rho;
     const T* b_base;
+    const T* rhs_scale;
     T bm, top_fix;
     int ktot;
     SQ_HD T diagonal(int k) const {
@@ -68,15 +70,10 @@ SQ_HD void thomas_store_chunk(const T (&r)[thomas_chunk][NC], T* SQ_RESTRICT x, 
 }
 
 template <int NC, typename T>
-SQ_HD void pressure_thomas_chunked(long col, long ncol, int ktot, T* SQ_RESTRICT x,
-                                   T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
-                                   const T* SQ_RESTRICT coef, T top_mean) {
-    const ThomasSystem<T> sys{
-        coef, coef + ktot, coef + 2 * ktot, coef + 3 * ktot, bmat[col], col == 0 ? top_mean : T(0),
-        ktot};
-    const T* a = sys.a;
-    const T* c = sys.c;
-    const T* rhs_scale = coef + 4 * ktot;
+SQ_HD void pressure_thomas_chunked(const ThomasSystem<T>& sys, long col, long ncol,
+                                   T* SQ_RESTRICT x, T* SQ_RESTRICT gam) {
+    const T *a = sys.a, *c = sys.c, *rhs_scale = sys.rhs_scale;
+    const int ktot = sys.ktot;
 
     T r[thomas_chunk][NC];
     T v[NC] = {}; // the value of the level below (up), above (down)
@@ -119,23 +116,20 @@ SQ_HD void pressure_thomas_chunked(long col, long ncol, int ktot, T* SQ_RESTRICT
 // The plain sweeps, a level at a time, with g(k) stored in gam (ncol * ktot values) on the
 // way up and read back on the way down: 10 values of T per complex value.
 template <int NC, typename T>
-SQ_HD void pressure_thomas_stored(long col, long ncol, int ktot, T* SQ_RESTRICT x,
-                                  T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
-                                  const T* SQ_RESTRICT coef, T top_mean) {
-    const ThomasSystem<T> sys{
-        coef, coef + ktot, coef + 2 * ktot, coef + 3 * ktot, bmat[col], col == 0 ? top_mean : T(0),
-        ktot};
-    const T* rhs_scale = coef + 4 * ktot;
+SQ_HD void pressure_thomas_stored(const ThomasSystem<T>& sys, long col, long ncol, T* SQ_RESTRICT x,
+                                  T* SQ_RESTRICT gam) {
+    const T *a = sys.a, *c = sys.c, *rhs_scale = sys.rhs_scale;
+    const int ktot = sys.ktot;
     T* x0 = x + NC * col;
     T binv = T(1) / sys.diagonal(0);
     T v[NC];
     for (int n = 0; n < NC; ++n) x0[n] = v[n] = rhs_scale[0] * x0[n] * binv;
     for (int k = 1; k < ktot; ++k) {
         T* xk = x + NC * (col + ncol * k);
-        const T g = sys.c[k - 1] * binv;
+        const T g = c[k - 1] * binv;
         binv = sys.inverse_pivot(k, g);
         gam[col + ncol * k] = g;
-        for (int n = 0; n < NC; ++n) xk[n] = v[n] = (rhs_scale[k] * xk[n] - sys.a[k] * v[n]) * binv;
+        for (int n = 0; n < NC; ++n) xk[n] = v[n] = (rhs_scale[k] * xk[n] - a[k] * v[n]) * binv;
     }
     for (int k = ktot - 2; k >= 0; --k) {
         T* xk = x + NC * (col + ncol * k);
@@ -152,10 +146,18 @@ template <int NC, typename T>
 SQ_HD void pressure_thomas_column(long col, long ncol, int ktot, T* SQ_RESTRICT x,
                                   T* SQ_RESTRICT gam, const T* SQ_RESTRICT bmat,
                                   const T* SQ_RESTRICT coef, T top_mean) {
+    const ThomasSystem<T> sys{coef,
+                              coef + ktot,
+                              coef + 2 * ktot,
+                              coef + 3 * ktot,
+                              coef + 4 * ktot,
+                              bmat[col],
+                              col == 0 ? top_mean : T(0),
+                              ktot};
     if constexpr (sizeof(T) == 8)
-        pressure_thomas_stored<NC>(col, ncol, ktot, x, gam, bmat, coef, top_mean);
+        pressure_thomas_stored<NC>(sys, col, ncol, x, gam);
     else
-        pressure_thomas_chunked<NC>(col, ncol, ktot, x, gam, bmat, coef, top_mean);
+        pressure_thomas_chunked<NC>(sys, col, ncol, x, gam);
 }
 
 // Index of interior point (i, j, k) of the field in the packed FFT input.
