@@ -26,14 +26,15 @@ namespace sq {
 // adds top_mean to its last diagonal entry (the mean mode: pi = 0 on the top face; zero
 // where this rank holds no mean mode).
 //
-// Both sweeps go a chunk of thomas_chunk levels at a time: the chunk's values are loaded
-// into registers before the chunk's dependent chain of arithmetic runs, so a thread has the
-// chunk's loads in flight at once instead of one level's (each level's load waited for the
-// previous level's store). The elimination factors g(k) are not stored per level: the sweep
-// up keeps 1/beta of each chunk's first level in gam (ncol * ceil(ktot / thomas_chunk)
-// values of scratch) and the sweep down recomputes the chunk's factors from it with the
-// same arithmetic. A complex value then moves 8 values of T instead of 10 (x read and
-// written by each sweep, against that plus its factor written and read back).
+// pressure_thomas_chunked: both sweeps go a chunk of thomas_chunk levels at a time, the
+// chunk's values loaded into registers before the chunk's dependent chain of arithmetic
+// runs, so a thread has the chunk's loads in flight at once instead of one level's (each
+// level's load waited for the previous level's store). The elimination factors g(k) are
+// not stored per level: the sweep up keeps 1/beta of each chunk's first level in gam
+// (ncol * ceil(ktot / thomas_chunk) values of scratch) and the sweep down recomputes the
+// chunk's factors from it with the same arithmetic. A complex value then moves 8 values of
+// T instead of pressure_thomas_stored's 10 (x read and written by each sweep, against that
+// plus its factor written and read back).
 inline constexpr int thomas_chunk = 16;
 
 // One column's system: coef's five arrays, its wavenumber term bm and its top fix.

@@ -237,6 +237,45 @@ TEST(Gpu, CaptureRecordsReferenceWithoutChangingResults) {
     fs::remove_all(cdir);
 }
 
+// Library work (what cuFFT's transforms go through) is a row of its own per name and size:
+// every call counted, its time inside an outer event pair around it, none when it does
+// nothing on the device.
+TEST(Gpu, ProfileLibraryTimesWorkAsItsOwnRow) {
+    fs::path cache = fresh_dir("lcache");
+    RuntimeOptions o = options(cache);
+    o.profile = true;
+    Runtime rt(o);
+    SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
+    const size_t n = size_t(1) << 26; // 256 MiB: a copy of a few ms
+    std::vector<float> host(n, 1.5f);
+    DeviceBuffer dev(n * 4);
+    const Driver& drv = Driver::get();
+    void* start = drv.event_create();
+    void* stop = drv.event_create();
+    drv.event_record(start, nullptr);
+    for (int r = 0; r < 2; ++r)
+        rt.profile_library("library_copy", ProblemSize(7, 3), nullptr,
+                           [&] { dev.upload(host.data()); });
+    rt.profile_library("library_idle", ProblemSize(7, 3), nullptr, [] {});
+    drv.event_record(stop, nullptr);
+    drv.event_synchronize(stop);
+    const double outer_ms = drv.event_elapsed_ms(start, stop);
+    drv.event_destroy(start);
+    drv.event_destroy(stop);
+    const std::vector<ProfileRow> rows = rt.profile();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].key, "library_copy"); // slowest first
+    EXPECT_EQ(rows[0].problem, ProblemSize(7, 3).to_string());
+    EXPECT_EQ(rows[0].config, "library");
+    EXPECT_EQ(rows[0].calls, 2u);
+    EXPECT_GT(rows[0].total_ms, 0.5 * outer_ms);
+    EXPECT_LE(rows[0].total_ms, outer_ms * 1.001 + 0.002);
+    EXPECT_EQ(rows[1].key, "library_idle");
+    EXPECT_EQ(rows[1].calls, 1u);
+    EXPECT_LT(rows[1].total_ms, 0.05 * rows[0].total_ms);
+    fs::remove_all(cache);
+}
+
 // SQUALL_PROFILE: each launch is timed by two events; the per-instance totals must match
 // an independent event pair around the same launches, count every call and leave the
 // results unchanged.

@@ -30,6 +30,9 @@ int main() {
     Runtime rt(o);
     CHECK(!rt.has_device());
     CHECK(!rt.profiling() && rt.profile().empty());
+    int library_calls = 0; // library work runs untimed
+    rt.profile_library("library_work", ProblemSize(7, 3), nullptr, [&] { ++library_calls; });
+    CHECK(library_calls == 1 && rt.profile().empty());
     setenv("SQUALL_PROFILE", "0", 1);
     CHECK(!profile_from_env());
     unsetenv("SQUALL_PROFILE");
