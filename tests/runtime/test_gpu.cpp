@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <random>
 #include <unistd.h>
@@ -35,6 +36,22 @@ RuntimeOptions options(const fs::path& cache, const std::vector<std::string>& wi
     o.wisdom_dirs = wisdom;
     o.capture = CaptureSettings{};
     return o;
+}
+
+// GPU time of `work` (enqueued on the legacy default stream) between an event pair of its
+// own: the independent figure the profile's rows are checked against.
+double outer_event_ms(const std::function<void()>& work) {
+    const Driver& drv = Driver::get();
+    void* start = drv.event_create();
+    void* stop = drv.event_create();
+    drv.event_record(start, nullptr);
+    work();
+    drv.event_record(stop, nullptr);
+    drv.event_synchronize(stop);
+    const double ms = drv.event_elapsed_ms(start, stop);
+    drv.event_destroy(start);
+    drv.event_destroy(stop);
+    return ms;
 }
 
 // Runs saxpy with a configuration and returns y; compares against the CPU result.
@@ -249,19 +266,12 @@ TEST(Gpu, ProfileLibraryTimesWorkAsItsOwnRow) {
     const size_t n = size_t(1) << 26; // 256 MiB: a copy of a few ms
     std::vector<float> host(n, 1.5f);
     DeviceBuffer dev(n * 4);
-    const Driver& drv = Driver::get();
-    void* start = drv.event_create();
-    void* stop = drv.event_create();
-    drv.event_record(start, nullptr);
-    for (int r = 0; r < 2; ++r)
-        rt.profile_library("library_copy", ProblemSize(7, 3), nullptr,
-                           [&] { dev.upload(host.data()); });
-    rt.profile_library("library_idle", ProblemSize(7, 3), nullptr, [] {});
-    drv.event_record(stop, nullptr);
-    drv.event_synchronize(stop);
-    const double outer_ms = drv.event_elapsed_ms(start, stop);
-    drv.event_destroy(start);
-    drv.event_destroy(stop);
+    const double outer_ms = outer_event_ms([&] {
+        for (int r = 0; r < 2; ++r)
+            rt.profile_library("library_copy", ProblemSize(7, 3), nullptr,
+                               [&] { dev.upload(host.data()); });
+        rt.profile_library("library_idle", ProblemSize(7, 3), nullptr, [] {});
+    });
     const std::vector<ProfileRow> rows = rt.profile();
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].key, "library_copy"); // slowest first
@@ -299,17 +309,10 @@ TEST(Gpu, ProfileTimesEveryLaunch) {
     rt.profile_reset();
     EXPECT_TRUE(rt.profile().empty());
 
-    const Driver& drv = Driver::get();
-    void* start = drv.event_create();
-    void* stop = drv.event_create();
-    drv.event_record(start, nullptr);
-    for (int r = 0; r < 5; ++r) kb.launch(nullptr, big, 2.0f, dx.get(), dy.get());
-    for (int r = 0; r < 3; ++r) ks.launch(nullptr, small, 2.0f, dx.get(), dy.get());
-    drv.event_record(stop, nullptr);
-    drv.event_synchronize(stop);
-    const double outer_ms = drv.event_elapsed_ms(start, stop);
-    drv.event_destroy(start);
-    drv.event_destroy(stop);
+    const double outer_ms = outer_event_ms([&] {
+        for (int r = 0; r < 5; ++r) kb.launch(nullptr, big, 2.0f, dx.get(), dy.get());
+        for (int r = 0; r < 3; ++r) ks.launch(nullptr, small, 2.0f, dx.get(), dy.get());
+    });
 
     const std::vector<ProfileRow> rows = rt.profile();
     ASSERT_EQ(rows.size(), 2u);

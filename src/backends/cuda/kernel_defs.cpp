@@ -89,8 +89,8 @@ rt::KernelDef make_def(const KernelType& t, const Variant& v) {
             .restriction(P("block_x") * P("block_y") <= 1024)
             .define("SQ_2D", 1)
             .block_size(P("block_x"), P("block_y"))
-            // Every block size launches, whatever a column kernel's registers (the Thomas
-            // solve's chunk of levels takes 150-172).
+            // Every block size launches, whatever a column kernel's registers (the float
+            // Thomas solve's chunk of levels takes 150).
             .launch_bounds(P("block_x") * P("block_y"));
         break;
     case Form::reduce_max:

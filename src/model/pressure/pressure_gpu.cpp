@@ -319,7 +319,7 @@ struct PressureSolverGpu<T>::Impl {
     }
 
     void solve(T* p) {
-        solver_backend();
+        gpu::Backend& b = solver_backend();
         rt::Driver::get().make_current();
         if (pencil) return pencil->solve(p);
         T* gam = as_ptr<T>(real_buf);
@@ -335,7 +335,6 @@ struct PressureSolverGpu<T>::Impl {
                 "GPU pressure solver: the field's first interior point is not aligned to {} "
                 "bytes; pass a field with the model's layout (Field3d, leading pad)",
                 2 * sizeof(T)));
-        gpu::Backend& b = solver_backend();
         b.runtime().profile_library("cufft_forward", problem, b.stream(),
                                     [&] { fwd->run(p + field_offset, cbuf); });
         steps.thomas(cbuf, gam);
