@@ -139,7 +139,7 @@ struct AdvecU2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -169,7 +169,7 @@ struct AdvecV2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(vt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -192,7 +192,7 @@ struct AdvecV2 {
 template <typename T>
 struct AdvecW2 {
     static constexpr const char* name = "advec_w_2";
-    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
+    static constexpr Traits traits{.on_w_levels = true};
     T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -200,7 +200,7 @@ struct AdvecW2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -231,7 +231,7 @@ struct AdvecS2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -255,6 +255,8 @@ struct AdvecS2 {
 template <typename T>
 struct AdvecU2i5 {
     static constexpr const char* name = "advec_u_2i5";
+    // The vertical order drops within 3 levels.
+    static constexpr Traits traits{.wall_levels = 3, .promise_interior = true};
     T* SQ_RESTRICT ut;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -263,12 +265,11 @@ struct AdvecU2i5 {
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
-    static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
     // The 3-D inputs for the planes traversal: u, then v and w at the faces of u's cell.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
@@ -340,6 +341,8 @@ struct AdvecU2i5 {
 template <typename T>
 struct AdvecV2i5 {
     static constexpr const char* name = "advec_v_2i5";
+    // The vertical order drops within 3 levels.
+    static constexpr Traits traits{.wall_levels = 3, .promise_interior = true};
     T* SQ_RESTRICT vt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -348,12 +351,11 @@ struct AdvecV2i5 {
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(vt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
-    static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
     // The planes traversal's inputs: v, then u and w at the faces of v's cell.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
@@ -422,7 +424,8 @@ struct AdvecV2i5 {
 template <typename T>
 struct AdvecW2i5 {
     static constexpr const char* name = "advec_w_2i5";
-    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
+    // The vertical order drops within 3 levels.
+    static constexpr Traits traits{.on_w_levels = true, .wall_levels = 3, .promise_interior = true};
     T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -431,12 +434,11 @@ struct AdvecW2i5 {
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
-    static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
     // The planes traversal's inputs: w, then u and v at the faces of w's cell.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
@@ -502,6 +504,8 @@ struct AdvecW2i5 {
 template <typename T>
 struct AdvecS2i5 {
     static constexpr const char* name = "advec_s_2i5";
+    // The vertical order drops within 3 levels.
+    static constexpr Traits traits{.wall_levels = 3, .promise_interior = true};
     T* SQ_RESTRICT st;
     const T *SQ_RESTRICT s, *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -510,12 +514,11 @@ struct AdvecS2i5 {
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
-    static constexpr int wall_levels = 3; // the vertical order drops within 3 levels
     // The planes traversal's inputs: s, then u and v at the faces of s's cell, and w only on
     // the point's column at k..k+1 (a window).
     static constexpr int plane_inputs = 4;

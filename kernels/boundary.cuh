@@ -18,7 +18,7 @@ struct GhostBottom {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout).plane(SQ_ARG(values));
         d.scalars(SQ_ARG(value), SQ_ARG(dzh_wall), SQ_ARG(dirichlet), SQ_ARG(kstart), SQ_ARG(jj),
                   SQ_ARG(kk));
@@ -42,7 +42,7 @@ struct GhostTop {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout);
         d.scalars(SQ_ARG(value), SQ_ARG(dzh_wall), SQ_ARG(dirichlet), SQ_ARG(kend), SQ_ARG(jj),
                   SQ_ARG(kk));
@@ -62,7 +62,7 @@ struct GhostW {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(w), sq::Use::inout);
         d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -83,7 +83,7 @@ struct GhostMirror {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout);
         d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
     }

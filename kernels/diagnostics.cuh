@@ -17,7 +17,7 @@ struct AbsDivergence {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -32,13 +32,13 @@ struct AbsDivergence {
 template <typename T>
 struct KineticEnergyDz {
     static constexpr const char* name = "diag_ke_dz";
-    static constexpr bool summed = true; // reduced by launch_sum (max otherwise)
+    static constexpr Traits traits{.summed = true};
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T* SQ_RESTRICT dz;
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w)).profile(SQ_ARG(dz));
         d.scalars(SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -56,13 +56,13 @@ struct KineticEnergyDz {
 template <typename T>
 struct ValueDz {
     static constexpr const char* name = "diag_value_dz";
-    static constexpr bool summed = true; // reduced by launch_sum (max otherwise)
+    static constexpr Traits traits{.summed = true};
     const T* SQ_RESTRICT a;
     const T* SQ_RESTRICT dz;
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a)).profile(SQ_ARG(dz)).scalars(SQ_ARG(jj), SQ_ARG(kk));
     }
 

@@ -53,7 +53,7 @@ struct Strain2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(strain2), sq::Use::out).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -111,7 +111,7 @@ struct EviscSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(evisc), sq::Use::out).fields(SQ_ARG(strain2), SQ_ARG(th));
         d.scalar(SQ_ARG(g_over_thref)).profiles(SQ_ARG(z), SQ_ARG(mlen2));
         d.scalars(SQ_ARG(prandtl_t), SQ_ARG(jj), SQ_ARG(kk));
@@ -136,17 +136,18 @@ struct EviscSmag {
 template <typename T>
 struct DiffUSmag {
     static constexpr const char* name = "diff_u_smag";
+    // The wall fluxes replace the stencil at kstart, kend-1.
+    static constexpr Traits traits{.wall_levels = 1};
     T* SQ_RESTRICT ut;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, nu;
     const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop; // 2-D (ij), nullptr: resolved wall
     int kstart, kend;
-    static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
@@ -183,17 +184,18 @@ struct DiffUSmag {
 template <typename T>
 struct DiffVSmag {
     static constexpr const char* name = "diff_v_smag";
+    // The wall fluxes replace the stencil at kstart, kend-1.
+    static constexpr Traits traits{.wall_levels = 1};
     T* SQ_RESTRICT vt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, nu;
     const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop;
     int kstart, kend;
-    static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(vt), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
@@ -230,7 +232,7 @@ struct DiffVSmag {
 template <typename T>
 struct DiffWSmag {
     static constexpr const char* name = "diff_w_smag";
-    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
+    static constexpr Traits traits{.on_w_levels = true};
     T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -239,7 +241,7 @@ struct DiffWSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
@@ -275,17 +277,18 @@ struct DiffWSmag {
 template <typename T>
 struct DiffCSmag {
     static constexpr const char* name = "diff_c_smag";
+    // The wall fluxes replace the stencil at kstart, kend-1.
+    static constexpr Traits traits{.wall_levels = 1, .promise_interior = true};
     T* SQ_RESTRICT st;
     const T *SQ_RESTRICT s, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, prandtl_t_inv, kappa;
     const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop;
     int kstart, kend;
-    static constexpr int wall_levels = 1; // the wall fluxes replace the stencil at kstart, kend-1
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(evisc));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(prandtl_t_inv), SQ_ARG(kappa));
@@ -349,7 +352,7 @@ struct DiffZc2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(at), sq::Use::inout).field(SQ_ARG(a));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(K), SQ_ARG(jj), SQ_ARG(kk));
@@ -381,7 +384,7 @@ using DiffC2 = DiffZc2<T, DiffC2Name>;
 template <typename T>
 struct DiffW2 {
     static constexpr const char* name = "diff_w_2";
-    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
+    static constexpr Traits traits{.on_w_levels = true};
     T* SQ_RESTRICT at;
     const T* SQ_RESTRICT a;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -389,7 +392,7 @@ struct DiffW2 {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(at), sq::Use::inout).field(SQ_ARG(a));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(K), SQ_ARG(jj), SQ_ARG(kk));
@@ -414,7 +417,7 @@ struct DnSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(evisc)).profile(SQ_ARG(dzi));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(prandtl_t), SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -433,7 +436,7 @@ struct DnConst {
     T dxi, dyi;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.scalar(SQ_ARG(K)).profile(SQ_ARG(dzi)).scalars(SQ_ARG(dxi), SQ_ARG(dyi));
     }
 

@@ -11,6 +11,8 @@ namespace sq {
 template <typename T>
 struct DiffUVWSmag {
     static constexpr const char* name = "diff_uvw_smag";
+    // As DiffUSmag, DiffVSmag; w skips kstart.
+    static constexpr Traits traits{.wall_levels = 1, .promise_interior = true};
     T *SQ_RESTRICT ut, *SQ_RESTRICT vt, *SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -21,7 +23,7 @@ struct DiffUVWSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout).field(SQ_ARG(vt), sq::Use::inout);
         d.field(SQ_ARG(wt), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
@@ -31,7 +33,6 @@ struct DiffUVWSmag {
         d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
     }
 
-    static constexpr int wall_levels = 1; // as DiffUSmag, DiffVSmag; w skips kstart
     // The 3-D inputs for the planes traversal (each at x, y -1..1; off the point's own
     // column u and v at levels -1..0, w at 0..1, evisc at -1..1; on it all at -1..1), and
     // the three outputs.
@@ -109,7 +110,7 @@ struct StrainEviscSmag {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(evisc), sq::Use::out).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(th));
         d.scalar(SQ_ARG(g_over_thref));
         d.profiles(SQ_ARG(z), SQ_ARG(mlen2), SQ_ARG(dzi), SQ_ARG(dzhi));

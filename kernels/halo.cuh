@@ -21,7 +21,7 @@ struct HaloWrapX {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout);
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(imax), SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -42,7 +42,7 @@ struct HaloWrapY {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout);
         d.scalars(SQ_ARG(jstart), SQ_ARG(jend), SQ_ARG(jmax), SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -67,7 +67,7 @@ struct HaloPackX {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.buffer(SQ_ARG(send_w), sq::Use::out).buffer(SQ_ARG(send_e), sq::Use::out);
         d.field(SQ_ARG(a));
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(jstart), SQ_ARG(jmax), SQ_ARG(igc),
@@ -91,7 +91,7 @@ struct HaloUnpackX {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout).buffers(SQ_ARG(recv_w), SQ_ARG(recv_e));
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(jstart), SQ_ARG(jmax), SQ_ARG(igc),
                   SQ_ARG(jj), SQ_ARG(kk));
@@ -114,7 +114,7 @@ struct HaloPackY {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.buffer(SQ_ARG(send_s), sq::Use::out).buffer(SQ_ARG(send_n), sq::Use::out);
         d.field(SQ_ARG(a));
         d.scalars(SQ_ARG(jstart), SQ_ARG(jend), SQ_ARG(jgc), SQ_ARG(icells), SQ_ARG(jj),
@@ -137,7 +137,7 @@ struct HaloUnpackY {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout).buffers(SQ_ARG(recv_s), SQ_ARG(recv_n));
         d.scalars(SQ_ARG(jstart), SQ_ARG(jend), SQ_ARG(jgc), SQ_ARG(icells), SQ_ARG(jj),
                   SQ_ARG(kk));

@@ -17,7 +17,7 @@ struct PresIn {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(p), sq::Use::out);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(ut), SQ_ARG(vt), SQ_ARG(wt));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
@@ -46,7 +46,7 @@ struct PresOut {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout).field(SQ_ARG(vt), sq::Use::inout);
         d.field(SQ_ARG(wt), sq::Use::inout).field(SQ_ARG(p)).profile(SQ_ARG(dzhi));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(kstart), SQ_ARG(jj), SQ_ARG(kk));
@@ -77,7 +77,7 @@ struct Divergence {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
@@ -101,7 +101,7 @@ struct Cfl {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w)).profile(SQ_ARG(dzi));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
     }

@@ -184,7 +184,7 @@ struct PressurePack {
     }
 
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.buffer(SQ_ARG(packed), Use::out).field(SQ_ARG(field));
         d.scalar(SQ_ARG(istart)).scalar(SQ_ARG(jstart)).scalar(SQ_ARG(kstart));
         d.scalar(SQ_ARG(itot)).scalar(SQ_ARG(jtot)).scalar(SQ_ARG(stride));
@@ -213,7 +213,7 @@ struct PressureUnpack {
     }
 
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(field), Use::inout).buffer(SQ_ARG(packed));
         d.scalar(SQ_ARG(istart)).scalar(SQ_ARG(jstart)).scalar(SQ_ARG(kstart));
         d.scalar(SQ_ARG(itot)).scalar(SQ_ARG(jtot)).scalar(SQ_ARG(stride));
@@ -240,7 +240,7 @@ struct PressureThomas {
     }
 
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.buffer(SQ_ARG(x), Use::inout).buffer(SQ_ARG(gam), Use::out);
         d.buffer(SQ_ARG(bmat)).buffer(SQ_ARG(coef));
         d.scalar(SQ_ARG(top_mean)).scalar(SQ_ARG(ktot)).scalar(SQ_ARG(ncol));
@@ -265,7 +265,7 @@ struct PressureThomasReal {
     }
 
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.buffer(SQ_ARG(x), Use::inout).buffer(SQ_ARG(gam), Use::out);
         d.buffer(SQ_ARG(bmat)).buffer(SQ_ARG(coef));
         d.scalar(SQ_ARG(top_mean)).scalar(SQ_ARG(ktot)).scalar(SQ_ARG(ncol));
@@ -305,7 +305,7 @@ struct PressurePencilCopy {
     SQ_HD void operator()(int a, int b, int z) const { store(a, b, z, value(a, b, z)); }
 
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.buffer(SQ_ARG(dst), Use::out).buffer(SQ_ARG(src));
         d.scalar(SQ_ARG(src_base)).scalar(SQ_ARG(src_q)).scalar(SQ_ARG(src_a));
         d.scalar(SQ_ARG(src_b)).scalar(SQ_ARG(src_c));
@@ -334,7 +334,7 @@ struct PressureHcFromComplex {
     }
 
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.buffer(SQ_ARG(hc), Use::out).buffer(SQ_ARG(cplx));
         d.scalar(SQ_ARG(n)).scalar(SQ_ARG(nj));
     }
@@ -360,7 +360,7 @@ struct PressureComplexFromHc {
     }
 
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.buffer(SQ_ARG(cplx), Use::out).buffer(SQ_ARG(hc));
         d.scalar(SQ_ARG(n)).scalar(SQ_ARG(nj));
     }
@@ -381,7 +381,7 @@ struct PressureMirrorBottom {
     }
 
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(field), Use::inout);
         d.scalar(SQ_ARG(kstart)).scalar(SQ_ARG(jj)).scalar(SQ_ARG(kk));
     }

@@ -271,7 +271,7 @@ struct SurfaceMost {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.plane(SQ_ARG(ustar), sq::Use::out).plane(SQ_ARG(obuk_inv), sq::Use::out);
         d.fields(SQ_ARG(u), SQ_ARG(v)).plane(SQ_ARG(sfluxbot));
         d.scalars(SQ_ARG(g_over_thref), SQ_ARG(ubot), SQ_ARG(vbot), SQ_ARG(z1), SQ_ARG(z0m),
@@ -301,10 +301,11 @@ struct SurfaceStableLimit {
     int jj;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.plane(SQ_ARG(obuk_inv)).scalars(SQ_ARG(z1), SQ_ARG(z0m), SQ_ARG(jj));
     }
     static constexpr const char* name = "surface_stable_limit";
+    static constexpr Traits traits{.summed = true}; // a count of columns
     SQ_HD T operator()(int i, int j, int) const {
         return obuk_inv[i + j * jj] >= most::zeta_stable_max(z1, z0m) / z1 ? T(1) : T(0);
     }
@@ -328,7 +329,7 @@ struct SurfaceMomentumFlux {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.plane(SQ_ARG(ufluxbot), sq::Use::out).plane(SQ_ARG(vfluxbot), sq::Use::out);
         d.plane(SQ_ARG(dudz_bot), sq::Use::out).plane(SQ_ARG(dvdz_bot), sq::Use::out);
         d.fields(SQ_ARG(u), SQ_ARG(v)).planes(SQ_ARG(ustar), SQ_ARG(obuk_inv));
@@ -371,7 +372,7 @@ struct SurfaceScalar {
     int jj;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.plane(SQ_ARG(dsdz_bot), sq::Use::out);
         d.planes(SQ_ARG(fluxbot), SQ_ARG(ustar), SQ_ARG(obuk_inv));
         d.scalars(SQ_ARG(z1), SQ_ARG(jj));

@@ -50,6 +50,9 @@ SQ_HD void scalar_stage(T* SQ_RESTRICT st, T* SQ_RESTRICT s_next, int ijk, T s_h
 template <typename T>
 struct TendUVW2i5Smag {
     static constexpr const char* name = "tend_uvw_2i5_smag";
+    static constexpr Traits traits{
+        .wall_levels = max_(AdvecU2i5<T>::traits.wall_levels, DiffUVWSmag<T>::traits.wall_levels),
+        .promise_interior = true};
     T *SQ_RESTRICT ut, *SQ_RESTRICT vt, *SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc, *SQ_RESTRICT th;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -64,7 +67,7 @@ struct TendUVW2i5Smag {
     int first_stage; // 1: ut, vt, wt start from zero, unread (tendency_before)
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout).field(SQ_ARG(vt), sq::Use::inout);
         d.field(SQ_ARG(wt), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc), SQ_ARG(th));
@@ -77,7 +80,6 @@ struct TendUVW2i5Smag {
     }
     // The advection's (its vertical order drops within 3 levels of the walls); the
     // diffusion's 1 lies inside it.
-    static constexpr int wall_levels = max_(AdvecU2i5<T>::wall_levels, DiffUVWSmag<T>::wall_levels);
 
     SQ_HD AdvecU2i5<T> advec_u() const {
         return {ut, u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk, kstart, kend};
@@ -176,6 +178,9 @@ struct TendUVW2i5Smag {
 template <typename T>
 struct TendS2i5Smag {
     static constexpr const char* name = "tend_s_2i5_smag";
+    static constexpr Traits traits{
+        .wall_levels = max_(AdvecS2i5<T>::traits.wall_levels, DiffCSmag<T>::traits.wall_levels),
+        .promise_interior = true};
     T* SQ_RESTRICT st;
     const T *SQ_RESTRICT s, *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -191,7 +196,7 @@ struct TendS2i5Smag {
     int first_stage, drop_tendency;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(st), sq::Use::inout);
         d.fields(SQ_ARG(s), SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
@@ -202,7 +207,6 @@ struct TendS2i5Smag {
         d.field(SQ_ARG(s_next), sq::Use::out);
         d.scalars(SQ_ARG(b_dt), SQ_ARG(a_next), SQ_ARG(first_stage), SQ_ARG(drop_tendency));
     }
-    static constexpr int wall_levels = max_(AdvecS2i5<T>::wall_levels, DiffCSmag<T>::wall_levels);
 
     SQ_HD AdvecS2i5<T> advec() const {
         return {st, s, u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk, kstart, kend};
@@ -270,7 +274,7 @@ struct TendUVW2Const {
     int first_stage; // 1: ut, vt, wt start from zero, unread (tendency_before)
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(ut), sq::Use::inout).field(SQ_ARG(vt), sq::Use::inout);
         d.field(SQ_ARG(wt), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(th));
@@ -321,7 +325,7 @@ struct TendS2Const {
     int first_stage, drop_tendency;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(st), sq::Use::inout).fields(SQ_ARG(s), SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(kappa), SQ_ARG(jj), SQ_ARG(kk));

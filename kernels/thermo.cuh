@@ -11,14 +11,14 @@ namespace sq {
 template <typename T>
 struct BuoyancyTh {
     static constexpr const char* name = "buoyancy_th";
-    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
+    static constexpr Traits traits{.on_w_levels = true};
     T* SQ_RESTRICT wt;
     const T* SQ_RESTRICT th;
     T g_over_thref, thref;
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout).field(SQ_ARG(th));
         d.scalars(SQ_ARG(g_over_thref), SQ_ARG(thref), SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -39,7 +39,9 @@ struct BuoyancyTh {
 template <typename T>
 struct AdvecW2i5Buoy {
     static constexpr const char* name = "advec_w_2i5_buoy";
-    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
+    static constexpr Traits traits{.on_w_levels = true,
+                                   .wall_levels = AdvecW2i5<T>::traits.wall_levels,
+                                   .promise_interior = true};
     T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT th;
     const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -48,13 +50,12 @@ struct AdvecW2i5Buoy {
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(th));
         d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(g_over_thref), SQ_ARG(thref), SQ_ARG(jj),
                   SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
-    static constexpr int wall_levels = AdvecW2i5<T>::wall_levels;
     // The 3-D inputs for the planes traversal: AdvecW2i5's, and th on the point's column at
     // k-1..k (a register window).
     static constexpr int plane_inputs = 4;
@@ -98,7 +99,7 @@ struct AdvecW2i5Buoy {
 template <typename T>
 struct AdvecW2Buoy {
     static constexpr const char* name = "advec_w_2_buoy";
-    static constexpr bool on_w_levels = true; // runs for kstart+1 <= k < kend
+    static constexpr Traits traits{.on_w_levels = true};
     T* SQ_RESTRICT wt;
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT th;
     const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
@@ -106,7 +107,7 @@ struct AdvecW2Buoy {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(th));
         d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(g_over_thref), SQ_ARG(thref), SQ_ARG(jj),

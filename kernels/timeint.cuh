@@ -31,7 +31,7 @@ struct RkUpdate {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout).field(SQ_ARG(at), sq::Use::inout);
         d.scalars(SQ_ARG(b_dt), SQ_ARG(a_next), SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -58,7 +58,7 @@ struct PresOutRk {
     int drop_tendencies; // 1: ut, vt, wt left unwritten (rk_stage_at)
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(u), sq::Use::inout).field(SQ_ARG(v), sq::Use::inout);
         d.field(SQ_ARG(w), sq::Use::inout).field(SQ_ARG(ut), sq::Use::inout);
         d.field(SQ_ARG(vt), sq::Use::inout).field(SQ_ARG(wt), sq::Use::inout).field(SQ_ARG(p));
@@ -91,7 +91,7 @@ struct Sponge {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(at), sq::Use::inout).field(SQ_ARG(a)).profiles(SQ_ARG(aref), SQ_ARG(coef));
         d.scalars(SQ_ARG(jj), SQ_ARG(kk));
     }

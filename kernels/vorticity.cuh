@@ -23,7 +23,7 @@ struct VorticityX {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(vort), sq::Use::out).fields(SQ_ARG(v), SQ_ARG(w));
         d.profile(SQ_ARG(dzhi)).scalars(SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -46,7 +46,7 @@ struct VorticityY {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(vort), sq::Use::out).fields(SQ_ARG(u), SQ_ARG(w));
         d.profile(SQ_ARG(dzhi)).scalars(SQ_ARG(dxi), SQ_ARG(jj), SQ_ARG(kk));
     }
@@ -68,7 +68,7 @@ struct VorticityZ {
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
-    SQ_HD void declare(D& d) const {
+    SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(vort), sq::Use::out).fields(SQ_ARG(u), SQ_ARG(v));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
     }

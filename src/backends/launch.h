@@ -6,6 +6,7 @@
 // Only kernel structs with a `name` go to the GPU; other callables (lambdas over host
 // data, e.g. diagnostics) always run on the CPU.
 #include "backends/cpu/cpu_launch.h"
+#include "kernels/kernel.cuh"
 
 #if SQUALL_HAVE_CUDA
 #include "backends/cuda/gpu_launch.h"
@@ -62,6 +63,7 @@ struct GpuBackend {
 // for kernel structs (a host lambda could not be compiled for the GPU).
 template <class F, class Op>
 decltype(auto) on_backend(const Op& op) {
+    if constexpr (requires { F::name; }) static_assert(sq::check_kernel<F>()); // kernels/kernel.cuh
 #if SQUALL_HAVE_CUDA
     if constexpr (requires { F::name; })
         if (gpu::active()) return op(GpuBackend{});
@@ -85,11 +87,15 @@ void launch_2d(const sq::Range3& r, const F& f) {
 // Reductions over the points of r (local to this rank; the caller reduces over MPI).
 template <class F>
 auto launch_max(const sq::Range3& r, const F& f) {
+    static_assert(!sq::traits_v<F>.summed, "a summed reduction: launch_sum");
     return detail::on_backend<F>([&](auto backend) { return backend.reduce_max(r, f); });
 }
 
 template <class F>
 auto launch_sum(const sq::Range3& r, const F& f) {
+    static_assert(
+        sq::traits_v<F>.summed || !requires { F::name; },
+        "a kernel reduced by launch_sum says so: Traits{.summed = true}");
     return detail::on_backend<F>([&](auto backend) { return backend.reduce_sum(r, f); });
 }
 

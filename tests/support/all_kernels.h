@@ -30,7 +30,7 @@ using AllKernels = decltype(sq::AdvecKernels{} + sq::BoundaryKernels{} + sq::Dia
                             sq::ThermoKernels{} + sq::TimeintKernels{});
 
 // The forms: operator()(i, j, k) returning void (3-D), operator()(i, j) (per column), or
-// returning the point's value (a reduction: max, or sum where F::summed).
+// returning the point's value (a reduction: max, or sum where its traits say summed).
 template <class F>
 concept PointKernel = requires(const F& f) {
     { f(0, 0, 0) } -> std::same_as<void>;
@@ -56,14 +56,9 @@ struct Is3d : std::bool_constant<PointKernel<F> && !is_halo<F>()> {};
 template <class F>
 struct Is2d : std::bool_constant<ColumnKernel<F>> {};
 template <class F>
-        struct IsMax : std::bool_constant < Reduction<F> &&
-    !requires {
-    F::summed;
-} > {};
+struct IsMax : std::bool_constant<Reduction<F> && !sq::traits_v<F>.summed> {};
 template <class F>
-    struct IsSum : std::bool_constant < Reduction<F>&& requires {
-    F::summed;
-} > {};
+struct IsSum : std::bool_constant<Reduction<F> && sq::traits_v<F>.summed> {};
 
 // The kernels K of a list for which Keep<K<double>>::value holds.
 template <template <class> class Keep, template <class> class K>
@@ -88,9 +83,7 @@ using HaloKernels = sq::HaloKernels;
 // w kernels run over kstart+1 <= k < kend, all others over kstart <= k < kend.
 template <class F>
 constexpr bool on_w_levels() {
-    return requires {
-        F::on_w_levels;
-    };
+    return sq::traits_v<F>.on_w_levels;
 }
 
 } // namespace squall::testing

@@ -11,31 +11,14 @@
 
 namespace squall::cpu {
 
-// F::wall_levels, or -1 for kernels without wall branches (kernels/README.md).
-template <class F>
-constexpr int wall_levels() {
-    if constexpr (requires { F::wall_levels; })
-        return F::wall_levels;
-    else
-        return -1;
-}
-
-// Kernels whose rows away from the walls run with the walls out of reach (row()). Only
-// kernels whose results it leaves bitwise unchanged (with -ffp-contract=off no multiply
-// and add are fused into one rounding differently on the two paths).
-// tests/backends/cpu/test_cpu_rows.cpp checks every kernel named here through
+// Kernels whose rows away from the walls run with the walls out of reach (row()): those
+// whose traits say promise_interior, for which that leaves results bitwise unchanged (with
+// -ffp-contract=off no multiply and add are fused into one rounding differently on the two
+// paths). tests/backends/cpu/test_cpu_rows.cpp checks every such kernel through
 // for_each_rows, as the model launches them.
-inline constexpr std::string_view interior_promised[] = {
-    "advec_u_2i5",   "advec_v_2i5", "advec_w_2i5",       "advec_s_2i5",    "advec_w_2i5_buoy",
-    "diff_uvw_smag", "diff_c_smag", "tend_uvw_2i5_smag", "tend_s_2i5_smag"};
-
 template <class F>
 constexpr bool promises_interior() {
-    if constexpr (wall_levels<F>() >= 0 && requires { F::name; }) {
-        for (std::string_view n : interior_promised)
-            if (n == F::name) return true;
-    }
-    return false;
+    return sq::traits_v<F>.promise_interior;
 }
 
 // One row of points, the unit-stride i loop innermost. A kernel with wall_levels branches
@@ -51,7 +34,7 @@ constexpr bool promises_interior() {
 template <class F, bool Promise = promises_interior<F>()>
 [[gnu::flatten]] inline void row(const F& f, int i0, int i1, int j, int k) {
     if constexpr (Promise) {
-        constexpr int walls = wall_levels<F>(), far = 1 << 29;
+        constexpr int walls = sq::traits_v<F>.wall_levels, far = 1 << 29;
         if (k >= f.kstart + walls && k < f.kend - walls) {
             F g = f;
             g.kstart = -far, g.kend = far;

@@ -4,7 +4,7 @@
 // declaration also checks it against the struct: each member must sit exactly where the
 // previous one ends (after natural alignment) and the last must end the struct, so a
 // member left out, listed twice or out of order throws, naming the kernel and member.
-#include "kernels/common.cuh"
+#include "kernels/kernel.cuh"
 
 #include <cstddef>
 #include <stdexcept>
@@ -105,21 +105,6 @@ private:
     std::vector<Member> members_;
 };
 
-namespace detail {
-// The number of members of an aggregate: the most initialisers F{...} accepts.
-struct AnyValue {
-    template <class V>
-    operator V() const;
-};
-template <class F, class... A>
-constexpr size_t aggregate_members() {
-    if constexpr (requires { F{A{}..., AnyValue{}}; })
-        return aggregate_members<F, A..., AnyValue>();
-    else
-        return sizeof...(A);
-}
-} // namespace detail
-
 // F's members, read from its declaration and checked; throws std::logic_error when the
 // declaration and the struct disagree.
 template <class F>
@@ -127,7 +112,7 @@ std::vector<Member> declared_members() {
     const F f{};
     Declarer d(F::name, &f);
     f.declare(d);
-    return std::move(d).finish(sizeof(F), detail::aggregate_members<F>());
+    return std::move(d).finish(sizeof(F), size_t(sq::contract::aggregate_members<F>()));
 }
 
 template <class F>

@@ -80,6 +80,7 @@ T value_type_of(const K<T, Tag>*);
 
 template <class F>
 KernelType kernel_type(Form form) {
+    static_assert(sq::check_kernel<F>()); // kernels/kernel.cuh
     using T = decltype(value_type_of(static_cast<const F*>(nullptr)));
     static_assert(sizeof(T) == 4 || sizeof(T) == 8);
     const bool deferrable = requires(const F& f) {

@@ -14,14 +14,10 @@
 
 namespace sq {
 
-// F::wall_levels, or -1 for kernels without wall branches.
+// F's wall_levels trait, or -1 for kernels without wall branches.
 template <class F>
-SQ_HD constexpr auto wall_levels_of(int) -> decltype(F::wall_levels + 0) {
-    return F::wall_levels;
-}
-template <class F>
-SQ_HD constexpr int wall_levels_of(long) {
-    return -1;
+SQ_HD constexpr int wall_levels_of(int) {
+    return traits_of<F>(0).wall_levels;
 }
 } // namespace sq
 

@@ -7,11 +7,9 @@
 
 namespace squall {
 
-// Kernels that declare on_w_levels = true run on the w faces between the walls.
+// Kernels whose traits say on_w_levels run on the w faces between the walls.
 template <class F>
-inline constexpr bool runs_on_w_levels = requires {
-    requires F::on_w_levels;
-};
+inline constexpr bool runs_on_w_levels = sq::traits_v<F>.on_w_levels;
 
 // This rank's interior for F: kstart+1 <= k < kend on w levels (the wall faces hold
 // boundary values), kstart <= k < kend at the cell centres.

@@ -31,9 +31,15 @@ int check_all(KernelList<K...>) {
     return count;
 }
 
+template <template <class> class... K>
+int list_size(KernelList<K...>) {
+    return int(sizeof...(K));
+}
+
 TEST(Declare, EveryKernelMatchesItsStruct) {
-    EXPECT_EQ(check_all(AllKernels{}), 2 * 53);
-    EXPECT_EQ(check_all(sq::VorticityKernels{}), 2 * 3); // cross-section output only
+    // That the lists hold every kernel is tests/kernels/contract's to check.
+    EXPECT_EQ(check_all(AllKernels{}), 2 * list_size(AllKernels{}));
+    EXPECT_EQ(check_all(sq::VorticityKernels{}), 2 * list_size(sq::VorticityKernels{}));
 }
 
 // Kernels whose declaration disagrees with the struct, as a kernel author might write them.

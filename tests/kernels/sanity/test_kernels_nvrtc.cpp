@@ -102,9 +102,6 @@ void compile(const char* std_option) {
     nvrtcDestroyProgram(&prog);
 }
 
-TEST(KernelsNvrtc, CompilesCxx17Sm90) {
-    compile("--std=c++17");
-}
 TEST(KernelsNvrtc, CompilesCxx20Sm90) {
     compile("--std=c++20");
 }
