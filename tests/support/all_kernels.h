@@ -8,6 +8,7 @@
 #include "kernels/diagnostics.cuh"
 #include "kernels/diff.cuh"
 #include "kernels/diff_fused.cuh"
+#include "kernels/forcing.cuh"
 #include "kernels/halo.cuh"
 #include "kernels/pressure.cuh"
 #include "kernels/surface.cuh"
@@ -25,9 +26,9 @@ using sq::KernelList;
 template <template <class> class... A, template <class> class... B>
 KernelList<A..., B...> operator+(KernelList<A...>, KernelList<B...>);
 using AllKernels = decltype(sq::AdvecKernels{} + sq::BoundaryKernels{} + sq::DiagnosticKernels{} +
-                            sq::DiffKernels{} + sq::DiffFusedKernels{} + sq::HaloKernels{} +
-                            sq::PressureKernels{} + sq::SurfaceKernels{} + sq::TendFusedKernels{} +
-                            sq::ThermoKernels{} + sq::TimeintKernels{});
+                            sq::DiffKernels{} + sq::DiffFusedKernels{} + sq::ForcingKernels{} +
+                            sq::HaloKernels{} + sq::PressureKernels{} + sq::SurfaceKernels{} +
+                            sq::TendFusedKernels{} + sq::ThermoKernels{} + sq::TimeintKernels{});
 
 // The forms: operator()(i, j, k) returning void (3-D), operator()(i, j) (per column), or
 // returning the point's value (a reduction: max, or sum where its traits say summed).

@@ -31,6 +31,7 @@ const std::vector<SectionKeys>& schema_sections() {
          {"mom_bot", "mom_top", "u_bot", "u_top", "v_bot", "v_top", "scalar_bot",
           "scalar_bot_value", "scalar_top", "scalar_top_value", "surface_model", "z0m", "z0h"}},
         {"sponge", {"enabled", "zstart", "sigma", "beta"}},
+        {"coriolis", {"f", "ug", "vg"}},
         {"init",
          {"type", "th0", "lapse_rate", "mixed_layer_height", "perturb_amplitude", "perturb_height",
           "seed", "u0", "v0"}},
@@ -272,6 +273,11 @@ void read_sections(CaseReader& r, Config& c) {
     sponge.real("zstart", c.sponge.zstart, at_least(0));
     sponge.real("sigma", c.sponge.sigma, at_least(0));
     sponge.integer("beta", c.sponge.beta, at_least(1));
+
+    Section coriolis = top.child("coriolis", keys_of("coriolis"));
+    coriolis.real("f", c.coriolis.f);
+    coriolis.real("ug", c.coriolis.ug);
+    coriolis.real("vg", c.coriolis.vg);
 
     Section init = top.child("init", keys_of("init"));
     InitConfig& in = c.init;

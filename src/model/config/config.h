@@ -62,6 +62,14 @@ struct SpongeConfig {
     int beta = 2;
 };
 
+// coriolis: the f-plane Coriolis force, with the geostrophic wind as the large-scale
+// pressure gradient (kernels/forcing.cuh).
+struct CoriolisConfig {
+    double f = 0;          // coriolis.f (1/s), 0 = off
+    double ug = 0, vg = 0; // coriolis.ug, coriolis.vg: geostrophic wind (m/s)
+    bool enabled() const { return f != 0; }
+};
+
 struct InitConfig {
     InitType type = InitType::zero;
     double th0 = 300;              // K (or b0 in buoy mode)
@@ -114,6 +122,7 @@ struct Config {
 
     BoundaryConfig bc;
     SpongeConfig sponge;
+    CoriolisConfig coriolis;
     InitConfig init;
 
     int rk_order = 3;          // time.rk: 3 | 4

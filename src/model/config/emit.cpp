@@ -124,6 +124,12 @@ std::string emit_resolved(const Config& c) {
     w.integer("beta", c.sponge.beta);
     w.end();
 
+    w.begin("coriolis");
+    w.real("f", c.coriolis.f);
+    w.real("ug", c.coriolis.ug);
+    w.real("vg", c.coriolis.vg);
+    w.end();
+
     const InitConfig& in = c.init;
     w.begin("init");
     w.text("type", name_of(init_names, in.type));

@@ -111,6 +111,12 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
                                                      T(cfg.bc.surface.z0m), surface());
         smag_mlen2_.to_device();
     }
+    if (cfg.coriolis.enabled()) {
+        coriolis_ug_.assign(g_.d.kcells, T(cfg.coriolis.ug), on_device_);
+        coriolis_vg_.assign(g_.d.kcells, T(cfg.coriolis.vg), on_device_);
+        coriolis_ug_.to_device();
+        coriolis_vg_.to_device();
+    }
     if (cfg.sponge.enabled) {
         // Damping rate sigma ((z - zstart)/(zsize - zstart))^beta above zstart.
         sponge_coef_.assign(g_.d.kcells, T(0), on_device_);

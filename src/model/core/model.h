@@ -100,6 +100,7 @@ private:
     bool fixed_dt_ = false;
     DeviceArray<T> smag_mlen2_; // the Smagorinsky mixing length squared by level (les())
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
+    DeviceArray<T> coriolis_ug_, coriolis_vg_; // the geostrophic wind by level
     int sponge_kstart_ = 0; // first level with a non-zero damping rate (the sponge's bottom)
     void set_sponge_reference();
 
@@ -137,6 +138,7 @@ private:
     T buoyancy_factor() const;
     T buoyancy_reference() const;
     void sponge();
+    void large_scale_forcing(); // tendencies.cpp
     bool sponge_in_tendencies() const;
     // a_next == 0 marks the last stage (where the fused kernels' next stage starts from zero).
     void pressure_and_update(T b_dt, T a_next);

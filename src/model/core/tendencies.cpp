@@ -8,6 +8,7 @@
 #include "kernels/boundary.cuh"
 #include "kernels/diff.cuh"
 #include "kernels/diff_fused.cuh"
+#include "kernels/forcing.cuh"
 #include "kernels/tend_fused.cuh"
 #include "kernels/thermo.cuh"
 #include "kernels/timeint.cuh"
@@ -301,7 +302,20 @@ void Model<T>::tendencies(bool first, T b_dt, T a_next) {
         halo_.finish();
         diffusion();
     }
+    large_scale_forcing();
     sponge();
+}
+
+template <typename T>
+void Model<T>::large_scale_forcing() {
+    if (cfg_.coriolis.enabled())
+        launch_on_grid(sq::Coriolis<T>{.ut = f_.ut.data(),
+                                       .vt = f_.vt.data(),
+                                       .u = f_.u.data(),
+                                       .v = f_.v.data(),
+                                       .ug = coriolis_ug_.data(),
+                                       .vg = coriolis_vg_.data(),
+                                       .fc = T(cfg_.coriolis.f)});
 }
 
 template class Model<float>;

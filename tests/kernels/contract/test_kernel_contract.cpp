@@ -52,10 +52,11 @@ int defined_in(const std::string& header) {
 }
 
 TEST(KernelContract, EveryKernelIsInItsHeadersList) {
-    const std::set<std::string> listed = {
-        "advec.cuh",  "boundary.cuh", "diagnostics.cuh",       "diff.cuh",    "diff_fused.cuh",
-        "halo.cuh",   "pressure.cuh", "pressure_spectral.cuh", "surface.cuh", "tend_fused.cuh",
-        "thermo.cuh", "timeint.cuh",  "vorticity.cuh"};
+    const std::set<std::string> listed = {"advec.cuh",   "boundary.cuh",   "diagnostics.cuh",
+                                          "diff.cuh",    "diff_fused.cuh", "forcing.cuh",
+                                          "halo.cuh",    "pressure.cuh",   "pressure_spectral.cuh",
+                                          "surface.cuh", "tend_fused.cuh", "thermo.cuh",
+                                          "timeint.cuh", "vorticity.cuh"};
     // A new header with kernels joins the table below.
     for (const auto& e :
          std::filesystem::directory_iterator(std::string(SQUALL_SOURCE_DIR) + "/kernels")) {
@@ -69,6 +70,7 @@ TEST(KernelContract, EveryKernelIsInItsHeadersList) {
     EXPECT_EQ(defined_in("diagnostics.cuh"), size(sq::DiagnosticKernels{}));
     EXPECT_EQ(defined_in("diff.cuh"), size(sq::DiffKernels{}));
     EXPECT_EQ(defined_in("diff_fused.cuh"), size(sq::DiffFusedKernels{}));
+    EXPECT_EQ(defined_in("forcing.cuh"), size(sq::ForcingKernels{}));
     EXPECT_EQ(defined_in("halo.cuh"), size(sq::HaloKernels{}));
     EXPECT_EQ(defined_in("pressure.cuh"), size(sq::PressureKernels{}));
     EXPECT_EQ(defined_in("pressure_spectral.cuh"), size(sq::PressureSpectralKernels{}));

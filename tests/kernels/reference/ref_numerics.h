@@ -70,4 +70,11 @@ Vec ref_cfl(const RefGrid& g, const Vec& u, const Vec& v, const Vec& w);
 Vec ref_dn_smag(const RefGrid& g, const Vec& evisc, double prandtl_t);
 Vec ref_dn_const(const RefGrid& g, double K);
 
+// forcing.cuh: the Coriolis tendencies of u and v (kernels add them).
+struct CoriolisTend {
+    Vec ut, vt;
+};
+CoriolisTend ref_coriolis(const RefGrid& g, const Vec& u, const Vec& v, double f, const Vec& ug,
+                          const Vec& vg);
+
 } // namespace sqref

@@ -1,0 +1,39 @@
+#pragma once
+// Large-scale forcings of the momentum (docs/numerics.md "Coriolis force").
+#include "common.cuh"
+
+namespace sq {
+
+// The f-plane Coriolis force with the geostrophic wind (ug, vg) standing for the large-scale
+// pressure gradient: u_t += f (v - vg), v_t -= f (u - ug). v is averaged to u's point (the
+// west face) from the four v faces around it, u to v's point (the south face) likewise.
+template <typename T>
+struct Coriolis {
+    static constexpr const char* name = "coriolis";
+    T *SQ_RESTRICT ut, *SQ_RESTRICT vt;
+    const T *SQ_RESTRICT u, *SQ_RESTRICT v;
+    const T *SQ_RESTRICT ug, *SQ_RESTRICT vg; // by k
+    T fc;
+    int jj, kk;
+    template <class D>
+    SQ_HD constexpr void declare(D& d) const {
+        d.field(SQ_ARG(ut), Use::inout).field(SQ_ARG(vt), Use::inout).fields(SQ_ARG(u), SQ_ARG(v));
+        d.profiles(SQ_ARG(ug), SQ_ARG(vg)).scalars(SQ_ARG(fc), SQ_ARG(jj), SQ_ARG(kk));
+    }
+
+    SQ_HD void operator()(int i, int j, int k) const {
+        const View3<const T*> uf{u, jj, kk}, vf{v, jj, kk};
+        const T v_at_u = interp2(interp2(vf(i - 1, j, k), vf(i, j, k)),
+                                 interp2(vf(i - 1, j + 1, k), vf(i, j + 1, k)));
+        const T u_at_v = interp2(interp2(uf(i, j - 1, k), uf(i + 1, j - 1, k)),
+                                 interp2(uf(i, j, k), uf(i + 1, j, k)));
+        const int ijk = index3(i, j, k, jj, kk);
+        ut[ijk] += fc * (v_at_u - vg[k]);
+        vt[ijk] -= fc * (u_at_v - ug[k]);
+    }
+};
+
+// Every kernel of this header (tests and benchmarks iterate over them).
+using ForcingKernels = KernelList<Coriolis>;
+
+} // namespace sq
