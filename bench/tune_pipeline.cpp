@@ -4,7 +4,8 @@
 // measurements sleep for a modelled GPU time. For each number of batches in flight it
 // prints evaluations per second, how much of the search the measuring thread waited for
 // compiles, how busy the compile threads were, and how close the search got: what more
-// batches in flight could give, before a GPU run measures it (docs/performance.md).
+// batches in flight could give, before a GPU run measures it (its figures: the git history
+// of docs/performance.md).
 //
 // The compile-time model: base x (tile points per thread)^0.75, times a lognormal factor
 // (sigma 0.3) fixed per configuration. Base 0.5 s gives 0.5 s for one point per thread and

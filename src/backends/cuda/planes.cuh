@@ -9,9 +9,9 @@
 // window that slides up with the march, its new top taken from the ring.
 //
 // Why: each plane then crosses L2 once per block in one request, and the z-stencil costs
-// no shared-memory traffic (docs/performance.md, "GPU: the planes traversal"). The
-// per-point function runs unchanged: it reads its inputs through PlanePtr, which splits
-// each flat offset into (di, dj, dk) at compile time (experiments/offset_proxy).
+// no shared-memory traffic (docs/performance.md, "GPU kernels"). The per-point function
+// runs unchanged: it reads its inputs through PlanePtr, which splits each flat offset into
+// (di, dj, dk) at compile time.
 //
 // Everything but the copy engine and the barriers (planes_body, the kernel) is host and
 // device code; the host emulation (tests/backends/cuda/test_planes.cpp) runs it with plain
