@@ -8,10 +8,13 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <random>
+#include <vector>
 
 #include "backends/cuda/gpu_launch.h"
 #include "model/decomp.h"
@@ -193,7 +196,8 @@ TEST(GpuPressure, PencilCopySampledConfigurationsMatchHost) {
 }
 
 // The backend's recording notes the solve's kernels without running them (cuFFT still
-// runs, on whatever the buffers hold); the solve afterwards is unchanged.
+// runs, on whatever the buffers hold); the solve afterwards is unchanged: bit for bit that
+// of a solver that never recorded, and the CPU solver's to 1e-12.
 TEST(GpuPressure, RecordingNotesTheKernels) {
     SQUALL_NEED_GPU(have_gpu(), why());
     const Config cfg = ptest::make_case(16, 8, 8, true);
@@ -203,17 +207,48 @@ TEST(GpuPressure, RecordingNotesTheKernels) {
     PressureSolverGpu<double> solver(grid, decomp);
     Field3d<double> p(grid.d);
     ptest::scatter_to_field(ptest::random_global(16, 8, 8, 41), p);
+    // The CPU reference, before the recording (a GPU solve here would compile the variants
+    // that the recording must find uncached).
+    Field3d<double> cpu(grid.d);
+    ptest::scatter_to_field(ptest::random_global(16, 8, 8, 41), cpu);
+    PressureSolver<double>(grid, decomp).solve(cpu);
     const int pad = grid.d.pad;
     rt::DeviceBuffer dev(sizeof(double) * (pad + p.size()));
     double* field = reinterpret_cast<double*>(dev.get()) + pad;
+    // A solve of p by s on the device, the whole allocation (pad, ghosts) read back.
+    auto solve_p = [&](PressureSolverGpu<double>& s) {
+        Field3d<double> out(grid.d);
+        dev.upload(p.data() - pad);
+        s.solve(field);
+        rt::Driver::get().synchronize();
+        dev.download(out.data() - pad);
+        return out;
+    };
     dev.upload(p.data() - pad);
     gpu::Backend& b = gpu::backend();
     b.begin_recording();
     solver.solve(field);
     EXPECT_EQ(b.end_recording(), 2u); // thomas, the bottom mirror
-    dev.upload(p.data() - pad);
-    EXPECT_NO_THROW(solver.solve(field));
-    rt::Driver::get().synchronize();
+    Field3d<double> after;
+    ASSERT_NO_THROW(after = solve_p(solver));
+    // A solver that never recorded runs the same kernels and cuFFT plans on the same data,
+    // with no atomics: the recording left nothing behind only if the two agree bitwise.
+    PressureSolverGpu<double> fresh_solver(grid, decomp);
+    const Field3d<double> fresh = solve_p(fresh_solver);
+    const double *a = after.data() - pad, *f = fresh.data() - pad;
+    for (std::size_t m = 0; m < std::size_t(pad) + p.size(); ++m)
+        ASSERT_EQ(std::bit_cast<std::uint64_t>(a[m]), std::bit_cast<std::uint64_t>(f[m]))
+            << "element " << m << ": " << a[m] << " after the recording, " << f[m] << " fresh";
+    // Both would agree if the recording broke the shared kernels (or stayed on): the CPU
+    // solver anchors them, to check_against_cpu's tolerance.
+    const std::vector<double> got = ptest::field_to_global(after),
+                              want = ptest::field_to_global(cpu);
+    double maxdiff = 0, maxref = 0;
+    for (std::size_t n = 0; n < want.size(); ++n) {
+        maxdiff = std::max(maxdiff, std::abs(got[n] - want[n]));
+        maxref = std::max(maxref, std::abs(want[n]));
+    }
+    EXPECT_LT(maxdiff / maxref, 1e-12) << "max |GPU - CPU| " << maxdiff << " of " << maxref;
     // A field without the model's alignment is refused, naming the reason, before any work.
     try {
         solver.solve(field + 1);

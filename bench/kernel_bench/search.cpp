@@ -1,0 +1,48 @@
+// The non-template part of search.h: which configurations are timed before any search.
+#include "bench/kernel_bench/search.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+namespace squall::kernel_bench {
+
+using nlohmann::json;
+
+std::vector<rt::Config> direct_candidates(rt::Runtime& rt, const Options& o,
+                                          const rt::KernelDef& def, const rt::ProblemSize& p,
+                                          bool small, std::optional<rt::Config>& start) {
+    const rt::ConfigSpace& space = def.space();
+    std::vector<rt::Config> out{space.default_config()};
+    auto add = [&](rt::Config c) {
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
+    };
+    if (small)
+        for (rt::Config& c : space.enumerate(p, rt.device())) add(std::move(c));
+    if (!o.seed_wisdom.empty()) {
+        const auto w = rt::Wisdom::load(def.key(), space, {o.seed_wisdom});
+        for (const auto& r : w.records())
+            if (r.problem == p && r.env.device_name == rt.device().name &&
+                space.is_valid(r.config, p, rt.device()))
+                start = r.config;
+        if (start) add(*start);
+    }
+    if (!o.config.empty()) {
+        std::string why;
+        try {
+            rt::Config c = space.config_from_json(json::parse(o.config));
+            if (space.is_valid(c, p, rt.device(), &why)) add(std::move(c));
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+        if (!why.empty())
+            std::fprintf(stderr, "  %s: --config not valid here: %s\n", def.key().c_str(),
+                         why.c_str());
+    }
+    return out;
+}
+
+} // namespace squall::kernel_bench
