@@ -18,8 +18,9 @@ namespace squall {
 // The ghost level below the wall mirrors the first level (the momentum update expects it).
 template <typename T>
 void launch_mirror_bottom(const GridDims& d, T* field) {
-    launch_2d({d.istart, d.iend, d.jstart, d.jend, 0, 1},
-              sq::PressureMirrorBottom<T>{field, d.kstart, d.jj, d.kk});
+    launch_2d(
+        {d.istart, d.iend, d.jstart, d.jend, 0, 1},
+        sq::PressureMirrorBottom<T>{.field = field, .kstart = d.kstart, .jj = d.jj, .kk = d.kk});
 }
 
 template <typename T>
@@ -33,18 +34,39 @@ struct SpectralSteps {
 
     sq::Range3 interior() const { return {d.istart, d.iend, d.jstart, d.jend, d.kstart, d.kend}; }
     void pack(const T* field, T* packed) const {
-        launch(interior(), sq::PressurePack<T>{packed, field, d.istart, d.jstart, d.kstart, d.imax,
-                                               d.jmax, stride, d.jj, d.kk});
+        launch(interior(), sq::PressurePack<T>{.packed = packed,
+                                               .field = field,
+                                               .istart = d.istart,
+                                               .jstart = d.jstart,
+                                               .kstart = d.kstart,
+                                               .itot = d.imax,
+                                               .jtot = d.jmax,
+                                               .stride = stride,
+                                               .jj = d.jj,
+                                               .kk = d.kk});
     }
     // cplx: interleaved (re, im); gam: ncf * nslow * ktot values of scratch.
     void thomas(T* cplx, T* gam) const {
         const int ncol = ncf * nslow;
-        launch_2d({0, ncol, 0, 1, 0, 1},
-                  sq::PressureThomas<T>{cplx, gam, bmat, coef, top_mean, d.ktot, ncol});
+        launch_2d({0, ncol, 0, 1, 0, 1}, sq::PressureThomas<T>{.x = cplx,
+                                                               .gam = gam,
+                                                               .bmat = bmat,
+                                                               .coef = coef,
+                                                               .top_mean = top_mean,
+                                                               .ktot = d.ktot,
+                                                               .ncol = ncol});
     }
     void unpack(const T* packed, T* field) const {
-        launch(interior(), sq::PressureUnpack<T>{field, packed, d.istart, d.jstart, d.kstart,
-                                                 d.imax, d.jmax, stride, d.jj, d.kk});
+        launch(interior(), sq::PressureUnpack<T>{.field = field,
+                                                 .packed = packed,
+                                                 .istart = d.istart,
+                                                 .jstart = d.jstart,
+                                                 .kstart = d.kstart,
+                                                 .itot = d.imax,
+                                                 .jtot = d.jmax,
+                                                 .stride = stride,
+                                                 .jj = d.jj,
+                                                 .kk = d.kk});
     }
     void mirror_bottom(T* field) const { launch_mirror_bottom(d, field); }
 };
@@ -66,18 +88,24 @@ struct PencilSteps {
     int rows_per_level(int axis) const { return axis == 0 ? lay->jmax : lay->iblk; }
     void hc_from_complex(int axis, const T* cplx, T* real) const {
         const int n = lay->transform_length(axis), nj = rows_per_level(axis);
-        launch({0, n * nj, 0, 1, 0, lay->kblk}, sq::PressureHcFromComplex<T>{real, cplx, n, nj});
+        launch({0, n * nj, 0, 1, 0, lay->kblk},
+               sq::PressureHcFromComplex<T>{.hc = real, .cplx = cplx, .n = n, .nj = nj});
     }
     void complex_from_hc(int axis, const T* real, T* cplx) const {
         const int n = lay->transform_length(axis), nj = rows_per_level(axis);
         launch({0, (n / 2 + 1) * nj, 0, 1, 0, lay->kblk},
-               sq::PressureComplexFromHc<T>{cplx, real, n, nj});
+               sq::PressureComplexFromHc<T>{.cplx = cplx, .hc = real, .n = n, .nj = nj});
     }
     // The real half-complex columns of the z-pencil (il + iblk*jl); gam: nlocal scratch.
     void thomas(T* x, T* gam) const {
         const int ncol = int(lay->ncol);
-        launch_2d({0, ncol, 0, 1, 0, 1},
-                  sq::PressureThomasReal<T>{x, gam, bmat, coef, top_mean, lay->ktot, ncol});
+        launch_2d({0, ncol, 0, 1, 0, 1}, sq::PressureThomasReal<T>{.x = x,
+                                                                   .gam = gam,
+                                                                   .bmat = bmat,
+                                                                   .coef = coef,
+                                                                   .top_mean = top_mean,
+                                                                   .ktot = lay->ktot,
+                                                                   .ncol = ncol});
     }
     void mirror_bottom(T* field) const { launch_mirror_bottom(d, field); }
 };

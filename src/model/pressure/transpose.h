@@ -126,9 +126,21 @@ sq::PressurePencilCopy<T> pencil_copy_kernel(const PencilCopy& c, const T* src, 
         return int(v);
     };
     const PencilMap &s = c.src, &d = c.dst;
-    return {dst,         src,         narrow(s.base), narrow(s.q), narrow(s.a),
-            narrow(s.b), narrow(s.c), narrow(d.base), narrow(d.q), narrow(d.a),
-            narrow(d.b), narrow(d.c), c.n2,           c.q_first,   c.q_skip};
+    return {.dst = dst,
+            .src = src,
+            .src_base = narrow(s.base),
+            .src_q = narrow(s.q),
+            .src_a = narrow(s.a),
+            .src_b = narrow(s.b),
+            .src_c = narrow(s.c),
+            .dst_base = narrow(d.base),
+            .dst_q = narrow(d.q),
+            .dst_a = narrow(d.a),
+            .dst_b = narrow(d.b),
+            .dst_c = narrow(d.c),
+            .n2 = c.n2,
+            .q_first = c.q_first,
+            .q_skip = c.q_skip};
 }
 inline sq::Range3 pencil_copy_range(const PencilCopy& c) {
     return {0, c.n0, 0, c.n1, 0, c.n2 * c.nblocks};

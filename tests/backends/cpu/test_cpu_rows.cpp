@@ -92,25 +92,83 @@ std::set<std::string> check_all() {
     const T* p = prof.data() + 1; // profiles: dzi, dzhi, rho, rhoh (any positive values)
     std::set<std::string> names;
     names.insert(check_kernel(b, [&](T* out) {
-        return sq::AdvecU2i5<T>{out,  u.data(), v.data(), w.data(), p,        p,     p,
-                                T(3), T(4),     b.jj,     b.kk,     b.kstart, b.kend};
+        return sq::AdvecU2i5<T>{.ut = out,
+                                .u = u.data(),
+                                .v = v.data(),
+                                .w = w.data(),
+                                .dzi = p,
+                                .rho = p,
+                                .rhoh = p,
+                                .dxi = T(3),
+                                .dyi = T(4),
+                                .jj = b.jj,
+                                .kk = b.kk,
+                                .kstart = b.kstart,
+                                .kend = b.kend};
     }));
     names.insert(check_kernel(b, [&](T* out) {
-        return sq::AdvecV2i5<T>{out,  u.data(), v.data(), w.data(), p,        p,     p,
-                                T(3), T(4),     b.jj,     b.kk,     b.kstart, b.kend};
+        return sq::AdvecV2i5<T>{.vt = out,
+                                .u = u.data(),
+                                .v = v.data(),
+                                .w = w.data(),
+                                .dzi = p,
+                                .rho = p,
+                                .rhoh = p,
+                                .dxi = T(3),
+                                .dyi = T(4),
+                                .jj = b.jj,
+                                .kk = b.kk,
+                                .kstart = b.kstart,
+                                .kend = b.kend};
     }));
     names.insert(check_kernel(b, [&](T* out) {
-        return sq::AdvecW2i5<T>{out,  u.data(), v.data(), w.data(), p,        p,     p,
-                                T(3), T(4),     b.jj,     b.kk,     b.kstart, b.kend};
+        return sq::AdvecW2i5<T>{.wt = out,
+                                .u = u.data(),
+                                .v = v.data(),
+                                .w = w.data(),
+                                .dzhi = p,
+                                .rho = p,
+                                .rhoh = p,
+                                .dxi = T(3),
+                                .dyi = T(4),
+                                .jj = b.jj,
+                                .kk = b.kk,
+                                .kstart = b.kstart,
+                                .kend = b.kend};
     }));
     names.insert(check_kernel(b, [&](T* out) {
-        return sq::AdvecS2i5<T>{out, s.data(), u.data(), v.data(), w.data(), p,        p,
-                                p,   T(3),     T(4),     b.jj,     b.kk,     b.kstart, b.kend};
+        return sq::AdvecS2i5<T>{.st = out,
+                                .s = s.data(),
+                                .u = u.data(),
+                                .v = v.data(),
+                                .w = w.data(),
+                                .dzi = p,
+                                .rho = p,
+                                .rhoh = p,
+                                .dxi = T(3),
+                                .dyi = T(4),
+                                .jj = b.jj,
+                                .kk = b.kk,
+                                .kstart = b.kstart,
+                                .kend = b.kend};
     }));
     names.insert(check_kernel(b, [&](T* out) {
-        return sq::AdvecW2i5Buoy<T>{out,  u.data(), v.data(), w.data(), s.data(),  p,
-                                    p,    p,        T(3),     T(4),     T(0.0327), T(300),
-                                    b.jj, b.kk,     b.kstart, b.kend};
+        return sq::AdvecW2i5Buoy<T>{.wt = out,
+                                    .u = u.data(),
+                                    .v = v.data(),
+                                    .w = w.data(),
+                                    .th = s.data(),
+                                    .dzhi = p,
+                                    .rho = p,
+                                    .rhoh = p,
+                                    .dxi = T(3),
+                                    .dyi = T(4),
+                                    .g_over_thref = T(0.0327),
+                                    .thref = T(300),
+                                    .jj = b.jj,
+                                    .kk = b.kk,
+                                    .kstart = b.kstart,
+                                    .kend = b.kend};
     }));
     // The diffusion with Smagorinsky viscosity and surface fluxes at the bottom wall; the
     // fused kernel once per output (the other two go to scratch arrays).

@@ -135,7 +135,14 @@ TEST(GpuDispatch, LaunchAndReductionsThroughLaunchH) {
         EXPECT_LE(h.compare(), 1e-13);
         // Cfl over the same device arrays vs the CPU reduction over host copies.
         const auto& f = h.device_kernel();
-        const sq::Cfl<double> cfl{f.u, f.v, f.w, f.dzi, f.dxi, f.dyi, f.jj, f.kk};
+        const sq::Cfl<double> cfl{.u = f.u,
+                                  .v = f.v,
+                                  .w = f.w,
+                                  .dzi = f.dzi,
+                                  .dxi = f.dxi,
+                                  .dyi = f.dyi,
+                                  .jj = f.jj,
+                                  .kk = f.kk};
         const double gpu_max = launch_max(r, cfl);
         const double gpu_sum = launch_sum(r, cfl);
         std::vector<double> u(size_t(kGrid.ncells())), v(u.size()), w(u.size()),
@@ -145,8 +152,14 @@ TEST(GpuDispatch, LaunchAndReductionsThroughLaunchH) {
         drv.download(v.data(), rt::DevicePtr(f.v), v.size() * 8);
         drv.download(w.data(), rt::DevicePtr(f.w), w.size() * 8);
         drv.download(dzi.data(), rt::DevicePtr(f.dzi), dzi.size() * 8);
-        const sq::Cfl<double> host{u.data(), v.data(), w.data(), dzi.data(),
-                                   f.dxi,    f.dyi,    f.jj,     f.kk};
+        const sq::Cfl<double> host{.u = u.data(),
+                                   .v = v.data(),
+                                   .w = w.data(),
+                                   .dzi = dzi.data(),
+                                   .dxi = f.dxi,
+                                   .dyi = f.dyi,
+                                   .jj = f.jj,
+                                   .kk = f.kk};
         const double ref_max = cpu::reduce_max(r, host); // same point values up to FMA
         EXPECT_NEAR(gpu_max, ref_max, 1e-14 * ref_max);
         const double ref_sum = cpu::reduce_sum(r, host);
@@ -158,7 +171,12 @@ TEST(GpuDispatch, LaunchAndReductionsThroughLaunchH) {
     gpu::Backend& b = gpu::backend();
     b.begin_recording();
     const sq::Range3 r = kGrid.range<sq::RkUpdate<float>>();
-    sq::RkUpdate<float> rk{nullptr, nullptr, 1.f, 0.f, kGrid.jj(), kGrid.kk()};
+    sq::RkUpdate<float> rk{.a = nullptr,
+                           .at = nullptr,
+                           .b_dt = 1.f,
+                           .a_next = 0.f,
+                           .jj = kGrid.jj(),
+                           .kk = kGrid.kk()};
     launch(r, rk); // no data: would fault if it ran
     EXPECT_EQ(b.end_recording(), 1u);
     gpu::deactivate();
@@ -178,8 +196,13 @@ TEST(GpuDispatch, FloatMaxAnd2dKernel) {
     rt::DevicePtr d = drv.alloc(a.size() * 4);
     drv.upload(d, a.data(), a.size() * 4);
     // Ghost mirror on the device and on the host.
-    sq::GhostMirror<float> gm_d{reinterpret_cast<float*>(d), g.kstart(), g.kend(), g.jj(), g.kk()};
-    sq::GhostMirror<float> gm_h{a.data(), g.kstart(), g.kend(), g.jj(), g.kk()};
+    sq::GhostMirror<float> gm_d{.a = reinterpret_cast<float*>(d),
+                                .kstart = g.kstart(),
+                                .kend = g.kend(),
+                                .jj = g.jj(),
+                                .kk = g.kk()};
+    sq::GhostMirror<float> gm_h{
+        .a = a.data(), .kstart = g.kstart(), .kend = g.kend(), .jj = g.jj(), .kk = g.kk()};
     launch_2d(g.range_2d(), gm_d);
     cpu::for_each_2d(g.range_2d(), gm_h);
     std::vector<float> back(a.size());
@@ -189,8 +212,9 @@ TEST(GpuDispatch, FloatMaxAnd2dKernel) {
     std::vector<float> dzi(size_t(g.kcells()));
     for (float& x : dzi) x = 1.f + dist(rng) * 0.25f;
     drv.upload(d, dzi.data(), dzi.size() * 4);
-    const sq::DnConst<float> dn_d{0.3f, reinterpret_cast<float*>(d), 2.f, 3.f};
-    const sq::DnConst<float> dn_h{0.3f, dzi.data(), 2.f, 3.f};
+    const sq::DnConst<float> dn_d{
+        .K = 0.3f, .dzi = reinterpret_cast<float*>(d), .dxi = 2.f, .dyi = 3.f};
+    const sq::DnConst<float> dn_h{.K = 0.3f, .dzi = dzi.data(), .dxi = 2.f, .dyi = 3.f};
     const sq::Range3 r = g.range<sq::DnConst<float>>();
     const float ref = cpu::reduce_max(r, dn_h);
     EXPECT_NEAR(launch_max(r, dn_d), ref, 1e-6f * ref);

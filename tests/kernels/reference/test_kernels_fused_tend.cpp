@@ -177,31 +177,115 @@ void check(bool with_flux, bool with_sponge, bool first = false) {
     const T *u = initial.u.data(), *v = initial.v.data(), *w = initial.w.data();
     const T *th = initial.th.data(), *ev = initial.evisc.data();
     const T *dzi = m.dzi.data(), *dzhi = m.dzhi.data(), *rho = m.rho.data(), *rhoh = m.rhoh.data();
-    run_kernel(
-        sq::AdvecU2i5<T>{sep.ut.data(), u, v, w, dzi, rho, rhoh, m.dxi, m.dyi, m.jj, m.kk, ks, ke},
-        g, ks, ke);
-    run_kernel(
-        sq::AdvecV2i5<T>{sep.vt.data(), u, v, w, dzi, rho, rhoh, m.dxi, m.dyi, m.jj, m.kk, ks, ke},
-        g, ks, ke);
-    run_kernel(sq::AdvecW2i5Buoy<T>{sep.wt.data(), u, v, w, th, dzhi, rho, rhoh, m.dxi, m.dyi,
-                                    g_over_thref, tref, m.jj, m.kk, ks, ke},
-               g, ks + 1, ke);
-    run_kernel(sq::AdvecS2i5<T>{sep.st.data(), th, u, v, w, dzi, rho, rhoh, m.dxi, m.dyi, m.jj,
-                                m.kk, ks, ke},
+    run_kernel(sq::AdvecU2i5<T>{.ut = sep.ut.data(),
+                                .u = u,
+                                .v = v,
+                                .w = w,
+                                .dzi = dzi,
+                                .rho = rho,
+                                .rhoh = rhoh,
+                                .dxi = m.dxi,
+                                .dyi = m.dyi,
+                                .jj = m.jj,
+                                .kk = m.kk,
+                                .kstart = ks,
+                                .kend = ke},
                g, ks, ke);
-    run_kernel(
-        sq::DiffUVWSmag<T>{
-            sep.ut.data(), sep.vt.data(), sep.wt.data(), u,  v,  w,  ev, dzi, dzhi, rho,  rhoh,
-            m.dxi,         m.dyi,         T(nu),         fb, ft, ft, fb, ks,  ke,   m.jj, m.kk},
-        g, ks, ke);
-    run_kernel(sq::DiffCSmag<T>{sep.st.data(), th, ev, dzi, dzhi, rho, rhoh, m.dxi, m.dyi,
-                                T(1 / prandtl_t), T(kappa), fb, ft, ks, ke, m.jj, m.kk},
+    run_kernel(sq::AdvecV2i5<T>{.vt = sep.vt.data(),
+                                .u = u,
+                                .v = v,
+                                .w = w,
+                                .dzi = dzi,
+                                .rho = rho,
+                                .rhoh = rhoh,
+                                .dxi = m.dxi,
+                                .dyi = m.dyi,
+                                .jj = m.jj,
+                                .kk = m.kk,
+                                .kstart = ks,
+                                .kend = ke},
+               g, ks, ke);
+    run_kernel(sq::AdvecW2i5Buoy<T>{.wt = sep.wt.data(),
+                                    .u = u,
+                                    .v = v,
+                                    .w = w,
+                                    .th = th,
+                                    .dzhi = dzhi,
+                                    .rho = rho,
+                                    .rhoh = rhoh,
+                                    .dxi = m.dxi,
+                                    .dyi = m.dyi,
+                                    .g_over_thref = g_over_thref,
+                                    .thref = tref,
+                                    .jj = m.jj,
+                                    .kk = m.kk,
+                                    .kstart = ks,
+                                    .kend = ke},
+               g, ks + 1, ke);
+    run_kernel(sq::AdvecS2i5<T>{.st = sep.st.data(),
+                                .s = th,
+                                .u = u,
+                                .v = v,
+                                .w = w,
+                                .dzi = dzi,
+                                .rho = rho,
+                                .rhoh = rhoh,
+                                .dxi = m.dxi,
+                                .dyi = m.dyi,
+                                .jj = m.jj,
+                                .kk = m.kk,
+                                .kstart = ks,
+                                .kend = ke},
+               g, ks, ke);
+    run_kernel(sq::DiffUVWSmag<T>{.ut = sep.ut.data(),
+                                  .vt = sep.vt.data(),
+                                  .wt = sep.wt.data(),
+                                  .u = u,
+                                  .v = v,
+                                  .w = w,
+                                  .evisc = ev,
+                                  .dzi = dzi,
+                                  .dzhi = dzhi,
+                                  .rho = rho,
+                                  .rhoh = rhoh,
+                                  .dxi = m.dxi,
+                                  .dyi = m.dyi,
+                                  .nu = T(nu),
+                                  .ufluxbot = fb,
+                                  .ufluxtop = ft,
+                                  .vfluxbot = ft,
+                                  .vfluxtop = fb,
+                                  .kstart = ks,
+                                  .kend = ke,
+                                  .jj = m.jj,
+                                  .kk = m.kk},
+               g, ks, ke);
+    run_kernel(sq::DiffCSmag<T>{.st = sep.st.data(),
+                                .s = th,
+                                .evisc = ev,
+                                .dzi = dzi,
+                                .dzhi = dzhi,
+                                .rho = rho,
+                                .rhoh = rhoh,
+                                .dxi = m.dxi,
+                                .dyi = m.dyi,
+                                .prandtl_t_inv = T(1 / prandtl_t),
+                                .kappa = T(kappa),
+                                .fluxbot = fb,
+                                .fluxtop = ft,
+                                .kstart = ks,
+                                .kend = ke,
+                                .jj = m.jj,
+                                .kk = m.kk},
                g, ks, ke);
     if (with_sponge) // Model::sponge(): on its own levels only
         for (const auto& [at, a, ref] : {std::tuple{sep.ut.data(), u, sp.uref.data()},
                                          std::tuple{sep.vt.data(), v, sp.vref.data()},
                                          std::tuple{sep.st.data(), th, sp.sref.data()}})
-            run_kernel(sq::Sponge<T>{at, a, ref, sp.coef.data(), m.jj, m.kk}, g, sp.kstart, ke);
+            run_kernel(
+                sq::Sponge<T>{
+                    .at = at, .a = a, .aref = ref, .coef = sp.coef.data(), .jj = m.jj, .kk = m.kk},
+                g, sp.kstart, ke);
     const T* coef = with_sponge ? sp.coef.data() : nullptr;
 
     // The fused kernels, both over the centred levels.
@@ -259,48 +343,127 @@ void check_const(bool first = false) {
     const T *u = initial.u.data(), *v = initial.v.data(), *w = initial.w.data();
     const T* th = initial.th.data();
     const T *dzi = m.dzi.data(), *dzhi = m.dzhi.data(), *rho = m.rho.data(), *rhoh = m.rhoh.data();
-    run_kernel(sq::AdvecU2<T>{sep.ut.data(), u, v, w, dzi, rho, rhoh, m.dxi, m.dyi, m.jj, m.kk}, g,
-               ks, ke);
-    run_kernel(sq::AdvecV2<T>{sep.vt.data(), u, v, w, dzi, rho, rhoh, m.dxi, m.dyi, m.jj, m.kk}, g,
-               ks, ke);
-    run_kernel(sq::AdvecW2Buoy<T>{sep.wt.data(), u, v, w, th, dzhi, rho, rhoh, m.dxi, m.dyi,
-                                  g_over_thref, tref, m.jj, m.kk},
+    run_kernel(sq::AdvecU2<T>{.ut = sep.ut.data(),
+                              .u = u,
+                              .v = v,
+                              .w = w,
+                              .dzi = dzi,
+                              .rho = rho,
+                              .rhoh = rhoh,
+                              .dxi = m.dxi,
+                              .dyi = m.dyi,
+                              .jj = m.jj,
+                              .kk = m.kk},
+               g, ks, ke);
+    run_kernel(sq::AdvecV2<T>{.vt = sep.vt.data(),
+                              .u = u,
+                              .v = v,
+                              .w = w,
+                              .dzi = dzi,
+                              .rho = rho,
+                              .rhoh = rhoh,
+                              .dxi = m.dxi,
+                              .dyi = m.dyi,
+                              .jj = m.jj,
+                              .kk = m.kk},
+               g, ks, ke);
+    run_kernel(sq::AdvecW2Buoy<T>{.wt = sep.wt.data(),
+                                  .u = u,
+                                  .v = v,
+                                  .w = w,
+                                  .th = th,
+                                  .dzhi = dzhi,
+                                  .rho = rho,
+                                  .rhoh = rhoh,
+                                  .dxi = m.dxi,
+                                  .dyi = m.dyi,
+                                  .g_over_thref = g_over_thref,
+                                  .thref = tref,
+                                  .jj = m.jj,
+                                  .kk = m.kk},
                g, ks + 1, ke);
-    run_kernel(sq::AdvecS2<T>{sep.st.data(), th, u, v, w, dzi, rho, rhoh, m.dxi, m.dyi, m.jj, m.kk},
+    run_kernel(sq::AdvecS2<T>{.st = sep.st.data(),
+                              .s = th,
+                              .u = u,
+                              .v = v,
+                              .w = w,
+                              .dzi = dzi,
+                              .rho = rho,
+                              .rhoh = rhoh,
+                              .dxi = m.dxi,
+                              .dyi = m.dyi,
+                              .jj = m.jj,
+                              .kk = m.kk},
                g, ks, ke);
     const auto diff = [&](T* at, const T* a, double K) {
-        return sq::DiffU2<T>{at, a, dzi, dzhi, rho, rhoh, m.dxi, m.dyi, T(K), m.jj, m.kk};
+        return sq::DiffU2<T>{.at = at,
+                             .a = a,
+                             .dzi = dzi,
+                             .dzhi = dzhi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = m.dxi,
+                             .dyi = m.dyi,
+                             .K = T(K),
+                             .jj = m.jj,
+                             .kk = m.kk};
     };
     run_kernel(diff(sep.ut.data(), u, nu), g, ks, ke);
     run_kernel(diff(sep.vt.data(), v, nu), g, ks, ke);
-    run_kernel(
-        sq::DiffW2<T>{sep.wt.data(), w, dzi, dzhi, rho, rhoh, m.dxi, m.dyi, T(nu), m.jj, m.kk}, g,
-        ks + 1, ke);
+    run_kernel(sq::DiffW2<T>{.at = sep.wt.data(),
+                             .a = w,
+                             .dzi = dzi,
+                             .dzhi = dzhi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = m.dxi,
+                             .dyi = m.dyi,
+                             .K = T(nu),
+                             .jj = m.jj,
+                             .kk = m.kk},
+               g, ks + 1, ke);
     run_kernel(diff(sep.st.data(), th, kappa), g, ks, ke);
 
-    run_kernel(sq::TendUVW2Const<T>{fused.ut.data(),
-                                    fused.vt.data(),
-                                    fused.wt.data(),
-                                    u,
-                                    v,
-                                    w,
-                                    th,
-                                    dzi,
-                                    dzhi,
-                                    rho,
-                                    rhoh,
-                                    m.dxi,
-                                    m.dyi,
-                                    T(nu),
-                                    g_over_thref,
-                                    tref,
-                                    ks,
-                                    m.jj,
-                                    m.kk,
-                                    first},
+    run_kernel(sq::TendUVW2Const<T>{.ut = fused.ut.data(),
+                                    .vt = fused.vt.data(),
+                                    .wt = fused.wt.data(),
+                                    .u = u,
+                                    .v = v,
+                                    .w = w,
+                                    .th = th,
+                                    .dzi = dzi,
+                                    .dzhi = dzhi,
+                                    .rho = rho,
+                                    .rhoh = rhoh,
+                                    .dxi = m.dxi,
+                                    .dyi = m.dyi,
+                                    .nu = T(nu),
+                                    .g_over_thref = g_over_thref,
+                                    .thref = tref,
+                                    .kstart = ks,
+                                    .jj = m.jj,
+                                    .kk = m.kk,
+                                    .first_stage = first},
                g, ks, ke);
-    run_kernel(sq::TendS2Const<T>{fused.st.data(), th, u, v, w, dzi, dzhi, rho, rhoh, m.dxi, m.dyi,
-                                  T(kappa), m.jj, m.kk, nullptr, T(0), T(0), first, 0},
+    run_kernel(sq::TendS2Const<T>{.st = fused.st.data(),
+                                  .s = th,
+                                  .u = u,
+                                  .v = v,
+                                  .w = w,
+                                  .dzi = dzi,
+                                  .dzhi = dzhi,
+                                  .rho = rho,
+                                  .rhoh = rhoh,
+                                  .dxi = m.dxi,
+                                  .dyi = m.dyi,
+                                  .kappa = T(kappa),
+                                  .jj = m.jj,
+                                  .kk = m.kk,
+                                  .s_next = nullptr,
+                                  .b_dt = T(0),
+                                  .a_next = T(0),
+                                  .first_stage = first,
+                                  .drop_tendency = 0},
                g, ks, ke);
     expect_same(g, sep, fused, initial);
 }
@@ -341,8 +504,13 @@ void check_scalar_stage(K with_stage, const RefGrid& g, const State<T>& in, int 
     K plain = with_stage;
     plain.st = st_ref.data(), plain.s_next = nullptr;
     run_kernel(plain, g, ks, ke);
-    run_kernel(sq::RkUpdate<T>{s_ref.data(), st_ref.data(), b_dt, a_next, plain.jj, plain.kk}, g,
-               ks, ke);
+    run_kernel(sq::RkUpdate<T>{.a = s_ref.data(),
+                               .at = st_ref.data(),
+                               .b_dt = b_dt,
+                               .a_next = a_next,
+                               .jj = plain.jj,
+                               .kk = plain.kk},
+               g, ks, ke);
     // The stage in the kernel, into s_next.
     std::vector<T> st = st_initial, s_next = poison;
     with_stage.st = st.data(), with_stage.s_next = s_next.data();
@@ -374,10 +542,25 @@ TYPED_TEST(FusedTendencies, ScalarStageBitwiseEqualToRkUpdateAfterTheKernel) {
     for (const int drop : {0, 1}) {
         check_scalar_stage(
             tend_s<T>(nullptr, s, m, g, s.fluxbot.data(), nullptr, sp.coef.data(), sp), g, s, drop);
-        check_scalar_stage(sq::TendS2Const<T>{nullptr, s.th.data(), s.u.data(), s.v.data(),
-                                              s.w.data(), m.dzi.data(), m.dzhi.data(), m.rho.data(),
-                                              m.rhoh.data(), m.dxi, m.dyi, T(kappa), m.jj, m.kk,
-                                              nullptr, T(0), T(0), 0, 0},
+        check_scalar_stage(sq::TendS2Const<T>{.st = nullptr,
+                                              .s = s.th.data(),
+                                              .u = s.u.data(),
+                                              .v = s.v.data(),
+                                              .w = s.w.data(),
+                                              .dzi = m.dzi.data(),
+                                              .dzhi = m.dzhi.data(),
+                                              .rho = m.rho.data(),
+                                              .rhoh = m.rhoh.data(),
+                                              .dxi = m.dxi,
+                                              .dyi = m.dyi,
+                                              .kappa = T(kappa),
+                                              .jj = m.jj,
+                                              .kk = m.kk,
+                                              .s_next = nullptr,
+                                              .b_dt = T(0),
+                                              .a_next = T(0),
+                                              .first_stage = 0,
+                                              .drop_tendency = 0},
                            g, s, drop);
     }
 }
@@ -421,15 +604,30 @@ TYPED_TEST(FusedTendencies, StrainEviscSmagBitwiseEqualToStrainThenEvisc) {
                          << "stratified " << stratified << ", mason " << mason);
             const T* th = stratified ? s.th.data() : nullptr;
             std::vector<T> strain2(s.u.size(), T(-7)), sep(s.u.size(), T(-3)), fused = sep;
-            run_kernel(sq::Strain2<T>{strain2.data(), u, v, w, m.dzi.data(), m.dzhi.data(), m.dxi,
-                                      m.dyi, m.jj, m.kk},
+            run_kernel(sq::Strain2<T>{.strain2 = strain2.data(),
+                                      .u = u,
+                                      .v = v,
+                                      .w = w,
+                                      .dzi = m.dzi.data(),
+                                      .dzhi = m.dzhi.data(),
+                                      .dxi = m.dxi,
+                                      .dyi = m.dyi,
+                                      .jj = m.jj,
+                                      .kk = m.kk},
                        g, ks, ke);
             std::vector<T> mlen2(m.z.size(), T(0));
             for (int k = ks; k < ke; ++k)
                 mlen2[size_t(k)] = sq::smag_mixing_length2(cs, m.dx, m.dy, m.dz[size_t(k)],
                                                            m.z[size_t(k)], z0m, mason != 0);
-            run_kernel(sq::EviscSmag<T>{sep.data(), strain2.data(), th, g_over_thref, m.z.data(),
-                                        mlen2.data(), T(prandtl_t), m.jj, m.kk},
+            run_kernel(sq::EviscSmag<T>{.evisc = sep.data(),
+                                        .strain2 = strain2.data(),
+                                        .th = th,
+                                        .g_over_thref = g_over_thref,
+                                        .z = m.z.data(),
+                                        .mlen2 = mlen2.data(),
+                                        .prandtl_t = T(prandtl_t),
+                                        .jj = m.jj,
+                                        .kk = m.kk},
                        g, ks, ke);
             run_kernel(sq::StrainEviscSmag<T>{.evisc = fused.data(),
                                               .u = u,

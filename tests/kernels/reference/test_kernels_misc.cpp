@@ -41,7 +41,12 @@ TYPED_TEST(MiscKernels, Buoyancy) {
 
     // "buoy" mode: the scalar is b, through the same kernel with g/thref = 1, thref = 0.
     auto outb = to_t<T>(in.tend0);
-    sq::BuoyancyTh<T> kb{outb.data(), b.data(), T(1), T(0), m.jj, m.kk};
+    sq::BuoyancyTh<T> kb{.wt = outb.data(),
+                         .th = b.data(),
+                         .g_over_thref = T(1),
+                         .thref = T(0),
+                         .jj = m.jj,
+                         .kk = m.kk};
     run_kernel(kb, g, g.kstart + 1, g.kend);
     const Vec refb = sqref::ref_buoyancy_b(g, in.s);
     SQ_EXPECT_MATCH(T,
@@ -80,11 +85,22 @@ TYPED_TEST(MiscKernels, AdvecW2i5Buoy) {
     const auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w);
     check_advec_w_buoy<T>(in, sqref::ref_advec_2i5(g, sqref::Loc::W, in.w, in.u, in.v, in.w),
                           "AdvecW2i5Buoy", [&](T* wt, const T* th, T factor, T reference) {
-                              return sq::AdvecW2i5Buoy<T>{
-                                  wt,    u.data(),      v.data(),     w.data(),
-                                  th,    m.dzhi.data(), m.rho.data(), m.rhoh.data(),
-                                  m.dxi, m.dyi,         factor,       reference,
-                                  m.jj,  m.kk,          g.kstart,     g.kend};
+                              return sq::AdvecW2i5Buoy<T>{.wt = wt,
+                                                          .u = u.data(),
+                                                          .v = v.data(),
+                                                          .w = w.data(),
+                                                          .th = th,
+                                                          .dzhi = m.dzhi.data(),
+                                                          .rho = m.rho.data(),
+                                                          .rhoh = m.rhoh.data(),
+                                                          .dxi = m.dxi,
+                                                          .dyi = m.dyi,
+                                                          .g_over_thref = factor,
+                                                          .thref = reference,
+                                                          .jj = m.jj,
+                                                          .kk = m.kk,
+                                                          .kstart = g.kstart,
+                                                          .kend = g.kend};
                           });
 }
 
@@ -96,11 +112,20 @@ TYPED_TEST(MiscKernels, AdvecW2Buoy) {
     const auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w);
     check_advec_w_buoy<T>(in, sqref::ref_advec_2(g, sqref::Loc::W, in.w, in.u, in.v, in.w),
                           "AdvecW2Buoy", [&](T* wt, const T* th, T factor, T reference) {
-                              return sq::AdvecW2Buoy<T>{
-                                  wt,    u.data(),      v.data(),     w.data(),
-                                  th,    m.dzhi.data(), m.rho.data(), m.rhoh.data(),
-                                  m.dxi, m.dyi,         factor,       reference,
-                                  m.jj,  m.kk};
+                              return sq::AdvecW2Buoy<T>{.wt = wt,
+                                                        .u = u.data(),
+                                                        .v = v.data(),
+                                                        .w = w.data(),
+                                                        .th = th,
+                                                        .dzhi = m.dzhi.data(),
+                                                        .rho = m.rho.data(),
+                                                        .rhoh = m.rhoh.data(),
+                                                        .dxi = m.dxi,
+                                                        .dyi = m.dyi,
+                                                        .g_over_thref = factor,
+                                                        .thref = reference,
+                                                        .jj = m.jj,
+                                                        .kk = m.kk};
                           });
 }
 
@@ -192,9 +217,22 @@ TYPED_TEST(MiscKernels, PresOutRk) {
         SCOPED_TRACE(drop ? "tendencies dropped" : "tendencies kept");
         auto u = to_t<T>(in.u), v = to_t<T>(in.v), w = to_t<T>(in.w);
         auto ut = to_t<T>(in.ut), vt = to_t<T>(in.vt), wt = to_t<T>(in.wt);
-        const sq::PresOutRk<T> kn{
-            u.data(), v.data(), w.data(), ut.data(), vt.data(), wt.data(), p.data(), m.dzhi.data(),
-            m.dxi,    m.dyi,    T(b_dt),  T(a_next), g.kstart,  m.jj,      m.kk,     drop};
+        const sq::PresOutRk<T> kn{.u = u.data(),
+                                  .v = v.data(),
+                                  .w = w.data(),
+                                  .ut = ut.data(),
+                                  .vt = vt.data(),
+                                  .wt = wt.data(),
+                                  .p = p.data(),
+                                  .dzhi = m.dzhi.data(),
+                                  .dxi = m.dxi,
+                                  .dyi = m.dyi,
+                                  .b_dt = T(b_dt),
+                                  .a_next = T(a_next),
+                                  .kstart = g.kstart,
+                                  .jj = m.jj,
+                                  .kk = m.kk,
+                                  .drop_tendencies = drop};
         run_kernel(kn, g, g.kstart, g.kend); // all levels: w at the wall must stay untouched
         const auto [u_e, ut_e] = stage(in.u, in.ut, grad.ut, g.kstart, drop);
         const auto [v_e, vt_e] = stage(in.v, in.vt, grad.vt, g.kstart, drop);

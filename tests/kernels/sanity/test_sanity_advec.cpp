@@ -37,14 +37,42 @@ TYPED_TEST(AdvecSanity, ConstantScalarGivesMinusCTimesDivergence) {
     const T c = T(2.5);
     const auto s = b.field(c);
     auto st2 = b.field(), st5 = b.field();
-    b.apply_c(sq::AdvecS2<T>{st2.data(), s.data(), wind.u.data(), wind.v.data(), wind.w.data(),
-                             b.dzi.data(), b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
-    b.apply_c(sq::AdvecS2i5<T>{st5.data(), s.data(), wind.u.data(), wind.v.data(), wind.w.data(),
-                               b.dzi.data(), b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk,
-                               b.kstart, b.kend});
-    const sq::Divergence<T> div{wind.u.data(), wind.v.data(), wind.w.data(), b.dzi.data(),
-                                b.rho.data(),  b.rhoh.data(), b.dxi,         b.dyi,
-                                b.jj,          b.kk};
+    b.apply_c(sq::AdvecS2<T>{.st = st2.data(),
+                             .s = s.data(),
+                             .u = wind.u.data(),
+                             .v = wind.v.data(),
+                             .w = wind.w.data(),
+                             .dzi = b.dzi.data(),
+                             .rho = b.rho.data(),
+                             .rhoh = b.rhoh.data(),
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_c(sq::AdvecS2i5<T>{.st = st5.data(),
+                               .s = s.data(),
+                               .u = wind.u.data(),
+                               .v = wind.v.data(),
+                               .w = wind.w.data(),
+                               .dzi = b.dzi.data(),
+                               .rho = b.rho.data(),
+                               .rhoh = b.rhoh.data(),
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
+    const sq::Divergence<T> div{.u = wind.u.data(),
+                                .v = wind.v.data(),
+                                .w = wind.w.data(),
+                                .dzi = b.dzi.data(),
+                                .rho = b.rho.data(),
+                                .rhoh = b.rhoh.data(),
+                                .dxi = b.dxi,
+                                .dyi = b.dyi,
+                                .jj = b.jj,
+                                .kk = b.kk};
     const double scale = 2.5 * 4 * 40; // c * a few velocity differences * max inverse spacing
     for (int k = b.kstart; k < b.kend; ++k)
         for (int j = b.jstart; j < b.jend; ++j)
@@ -78,11 +106,32 @@ TYPED_TEST(AdvecSanity, DivergenceFreeFlowKeepsConstantScalar) {
     const T c = T(-1.25);
     const auto s = b.field(c);
     auto st2 = b.field(), st5 = b.field();
-    b.apply_c(sq::AdvecS2<T>{st2.data(), s.data(), u.data(), v.data(), w.data(), b.dzi.data(),
-                             b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
-    b.apply_c(sq::AdvecS2i5<T>{st5.data(), s.data(), u.data(), v.data(), w.data(), b.dzi.data(),
-                               b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk, b.kstart,
-                               b.kend});
+    b.apply_c(sq::AdvecS2<T>{.st = st2.data(),
+                             .s = s.data(),
+                             .u = u.data(),
+                             .v = v.data(),
+                             .w = w.data(),
+                             .dzi = b.dzi.data(),
+                             .rho = b.rho.data(),
+                             .rhoh = b.rhoh.data(),
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_c(sq::AdvecS2i5<T>{.st = st5.data(),
+                               .s = s.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .dzi = b.dzi.data(),
+                               .rho = b.rho.data(),
+                               .rhoh = b.rhoh.data(),
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
     const double scale = 1.25 * 4 * 40 * 40;
     for (int k = b.kstart; k < b.kend; ++k)
         for (int j = b.jstart; j < b.jend; ++j)
@@ -102,8 +151,18 @@ TYPED_TEST(AdvecSanity, Scheme2ScalarPolynomialExact) {
     const auto s =
         b.make([&](int i, int j, int k) { return b.x(i) * b.x(i) + b.y(j) * b.y(j) + b.zd[k]; });
     auto st = b.field();
-    b.apply_c(sq::AdvecS2<T>{st.data(), s.data(), u.data(), v.data(), w.data(), b.dzi.data(),
-                             b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
+    b.apply_c(sq::AdvecS2<T>{.st = st.data(),
+                             .s = s.data(),
+                             .u = u.data(),
+                             .v = v.data(),
+                             .w = w.data(),
+                             .dzi = b.dzi.data(),
+                             .rho = b.rho.data(),
+                             .rhoh = b.rhoh.data(),
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
     for (int k = b.kstart; k < b.kend; ++k)
         for (int j = b.jstart; j < b.jend; ++j)
             for (int i = b.istart; i < b.iend; ++i)
@@ -124,11 +183,30 @@ TYPED_TEST(AdvecSanity, MomentumLinearFieldsExactBothSchemes) {
         const auto u = b.make([&](int i, int j, int) { return a * b.xh(i) + c * b.y(j); });
         const auto v = b.field(T(V0));
         auto ut2 = b.field(), ut5 = b.field();
-        b.apply_c(sq::AdvecU2<T>{ut2.data(), u.data(), v.data(), zero.data(), b.dzi.data(),
-                                 b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
-        b.apply_c(sq::AdvecU2i5<T>{ut5.data(), u.data(), v.data(), zero.data(), b.dzi.data(),
-                                   b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk, b.kstart,
-                                   b.kend});
+        b.apply_c(sq::AdvecU2<T>{.ut = ut2.data(),
+                                 .u = u.data(),
+                                 .v = v.data(),
+                                 .w = zero.data(),
+                                 .dzi = b.dzi.data(),
+                                 .rho = b.rho.data(),
+                                 .rhoh = b.rhoh.data(),
+                                 .dxi = b.dxi,
+                                 .dyi = b.dyi,
+                                 .jj = b.jj,
+                                 .kk = b.kk});
+        b.apply_c(sq::AdvecU2i5<T>{.ut = ut5.data(),
+                                   .u = u.data(),
+                                   .v = v.data(),
+                                   .w = zero.data(),
+                                   .dzi = b.dzi.data(),
+                                   .rho = b.rho.data(),
+                                   .rhoh = b.rhoh.data(),
+                                   .dxi = b.dxi,
+                                   .dyi = b.dyi,
+                                   .jj = b.jj,
+                                   .kk = b.kk,
+                                   .kstart = b.kstart,
+                                   .kend = b.kend});
         for (int k = b.kstart; k < b.kend; ++k)
             for (int j = b.jstart; j < b.jend; ++j)
                 for (int i = b.istart; i < b.iend; ++i) {
@@ -140,11 +218,30 @@ TYPED_TEST(AdvecSanity, MomentumLinearFieldsExactBothSchemes) {
     {
         const auto v = b.make([&](int, int j, int) { return a * b.yh(j); });
         auto vt2 = b.field(), vt5 = b.field();
-        b.apply_c(sq::AdvecV2<T>{vt2.data(), zero.data(), v.data(), zero.data(), b.dzi.data(),
-                                 b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
-        b.apply_c(sq::AdvecV2i5<T>{vt5.data(), zero.data(), v.data(), zero.data(), b.dzi.data(),
-                                   b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk, b.kstart,
-                                   b.kend});
+        b.apply_c(sq::AdvecV2<T>{.vt = vt2.data(),
+                                 .u = zero.data(),
+                                 .v = v.data(),
+                                 .w = zero.data(),
+                                 .dzi = b.dzi.data(),
+                                 .rho = b.rho.data(),
+                                 .rhoh = b.rhoh.data(),
+                                 .dxi = b.dxi,
+                                 .dyi = b.dyi,
+                                 .jj = b.jj,
+                                 .kk = b.kk});
+        b.apply_c(sq::AdvecV2i5<T>{.vt = vt5.data(),
+                                   .u = zero.data(),
+                                   .v = v.data(),
+                                   .w = zero.data(),
+                                   .dzi = b.dzi.data(),
+                                   .rho = b.rho.data(),
+                                   .rhoh = b.rhoh.data(),
+                                   .dxi = b.dxi,
+                                   .dyi = b.dyi,
+                                   .jj = b.jj,
+                                   .kk = b.kk,
+                                   .kstart = b.kstart,
+                                   .kend = b.kend});
         for (int k = b.kstart; k < b.kend; ++k)
             for (int j = b.jstart; j < b.jend; ++j)
                 for (int i = b.istart; i < b.iend; ++i) {
@@ -155,11 +252,30 @@ TYPED_TEST(AdvecSanity, MomentumLinearFieldsExactBothSchemes) {
     {
         const auto w = b.make([&](int, int, int k) { return a * b.zhd[k]; });
         auto wt2 = b.field(), wt5 = b.field();
-        b.apply_w(sq::AdvecW2<T>{wt2.data(), zero.data(), zero.data(), w.data(), b.dzhi.data(),
-                                 b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk});
-        b.apply_w(sq::AdvecW2i5<T>{wt5.data(), zero.data(), zero.data(), w.data(), b.dzhi.data(),
-                                   b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk, b.kstart,
-                                   b.kend});
+        b.apply_w(sq::AdvecW2<T>{.wt = wt2.data(),
+                                 .u = zero.data(),
+                                 .v = zero.data(),
+                                 .w = w.data(),
+                                 .dzhi = b.dzhi.data(),
+                                 .rho = b.rho.data(),
+                                 .rhoh = b.rhoh.data(),
+                                 .dxi = b.dxi,
+                                 .dyi = b.dyi,
+                                 .jj = b.jj,
+                                 .kk = b.kk});
+        b.apply_w(sq::AdvecW2i5<T>{.wt = wt5.data(),
+                                   .u = zero.data(),
+                                   .v = zero.data(),
+                                   .w = w.data(),
+                                   .dzhi = b.dzhi.data(),
+                                   .rho = b.rho.data(),
+                                   .rhoh = b.rhoh.data(),
+                                   .dxi = b.dxi,
+                                   .dyi = b.dyi,
+                                   .jj = b.jj,
+                                   .kk = b.kk,
+                                   .kstart = b.kstart,
+                                   .kend = b.kend});
         for (int k = b.kstart + 1; k < b.kend; ++k)
             for (int j = b.jstart; j < b.jend; ++j)
                 for (int i = b.istart; i < b.iend; ++i) {
@@ -184,9 +300,20 @@ TYPED_TEST(AdvecSanity, Scheme2i5HorizontalQuarticExact) {
             return x * x * x * x - 2 * x * x * x + y * y * y * y + 0.5 * y * y;
         });
         auto st = b.field();
-        b.apply_c(sq::AdvecS2i5<T>{st.data(), s.data(), u.data(), v.data(), w.data(), b.dzi.data(),
-                                   b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj, b.kk, b.kstart,
-                                   b.kend});
+        b.apply_c(sq::AdvecS2i5<T>{.st = st.data(),
+                                   .s = s.data(),
+                                   .u = u.data(),
+                                   .v = v.data(),
+                                   .w = w.data(),
+                                   .dzi = b.dzi.data(),
+                                   .rho = b.rho.data(),
+                                   .rhoh = b.rhoh.data(),
+                                   .dxi = b.dxi,
+                                   .dyi = b.dyi,
+                                   .jj = b.jj,
+                                   .kk = b.kk,
+                                   .kstart = b.kstart,
+                                   .kend = b.kend});
         for (int k = b.kstart; k < b.kend; ++k)
             for (int j = b.jstart; j < b.jend; ++j)
                 for (int i = b.istart; i < b.iend; ++i) {
@@ -212,9 +339,20 @@ TYPED_TEST(AdvecSanity, Scheme2i5VerticalNearWallLevels) {
     for (const int power : {1, 4}) {
         const auto s = b.make([&](int, int, int k) { return std::pow(b.zd[k], power); });
         auto st = b.field();
-        b.apply_c(sq::AdvecS2i5<T>{st.data(), s.data(), zero.data(), zero.data(), w.data(),
-                                   b.dzi.data(), b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, b.jj,
-                                   b.kk, b.kstart, b.kend});
+        b.apply_c(sq::AdvecS2i5<T>{.st = st.data(),
+                                   .s = s.data(),
+                                   .u = zero.data(),
+                                   .v = zero.data(),
+                                   .w = w.data(),
+                                   .dzi = b.dzi.data(),
+                                   .rho = b.rho.data(),
+                                   .rhoh = b.rhoh.data(),
+                                   .dxi = b.dxi,
+                                   .dyi = b.dyi,
+                                   .jj = b.jj,
+                                   .kk = b.kk,
+                                   .kstart = b.kstart,
+                                   .kend = b.kend});
         for (int k = b.kstart; k < b.kend; ++k) {
             const double z = b.zd[k];
             double expect;
@@ -249,24 +387,106 @@ TYPED_TEST(AdvecSanity, VerticalFluxFormIsConservative) {
     const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
     // s varies horizontally: advect it with w only.
     const auto zero = b.field();
-    b.apply_c(sq::AdvecS2<T>{st2.data(), s.data(), zero.data(), zero.data(), w.data(), dzi, rho,
-                             rhoh, b.dxi, b.dyi, b.jj, b.kk});
-    b.apply_c(sq::AdvecS2i5<T>{st5.data(), s.data(), zero.data(), zero.data(), w.data(), dzi, rho,
-                               rhoh, b.dxi, b.dyi, b.jj, b.kk, b.kstart, b.kend});
-    b.apply_c(sq::AdvecU2<T>{ut2.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi, b.dyi,
-                             b.jj, b.kk});
-    b.apply_c(sq::AdvecU2i5<T>{ut5.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi,
-                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
-    b.apply_c(sq::AdvecV2<T>{vt2.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi, b.dyi,
-                             b.jj, b.kk});
-    b.apply_c(sq::AdvecV2i5<T>{vt5.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi,
-                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_c(sq::AdvecS2<T>{.st = st2.data(),
+                             .s = s.data(),
+                             .u = zero.data(),
+                             .v = zero.data(),
+                             .w = w.data(),
+                             .dzi = dzi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_c(sq::AdvecS2i5<T>{.st = st5.data(),
+                               .s = s.data(),
+                               .u = zero.data(),
+                               .v = zero.data(),
+                               .w = w.data(),
+                               .dzi = dzi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
+    b.apply_c(sq::AdvecU2<T>{.ut = ut2.data(),
+                             .u = u.data(),
+                             .v = v.data(),
+                             .w = w.data(),
+                             .dzi = dzi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_c(sq::AdvecU2i5<T>{.ut = ut5.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .dzi = dzi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
+    b.apply_c(sq::AdvecV2<T>{.vt = vt2.data(),
+                             .u = u.data(),
+                             .v = v.data(),
+                             .w = w.data(),
+                             .dzi = dzi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_c(sq::AdvecV2i5<T>{.vt = vt5.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .dzi = dzi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
     // w advecting itself must be horizontally uniform for its horizontal terms to vanish.
     auto wz = b.make([&](int, int, int k) { return w[b.idx(0, 0, k)]; });
-    b.apply_w(sq::AdvecW2<T>{wt2.data(), u.data(), v.data(), wz.data(), dzhi, rho, rhoh, b.dxi,
-                             b.dyi, b.jj, b.kk});
-    b.apply_w(sq::AdvecW2i5<T>{wt5.data(), u.data(), v.data(), wz.data(), dzhi, rho, rhoh, b.dxi,
-                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_w(sq::AdvecW2<T>{.wt = wt2.data(),
+                             .u = u.data(),
+                             .v = v.data(),
+                             .w = wz.data(),
+                             .dzhi = dzhi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_w(sq::AdvecW2i5<T>{.wt = wt5.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = wz.data(),
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
     for (int j = b.jstart; j < b.jend; ++j)
         for (int i = b.istart; i < b.iend; ++i) {
             double sum[6] = {0, 0, 0, 0, 0, 0}, sumw[2] = {0, 0};
@@ -299,28 +519,130 @@ TYPED_TEST(AdvecSanity, HorizontalFluxFormIsConservative) {
     const auto w0 = b.field();
     const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
     std::vector<std::vector<T>> t(8, b.field());
-    b.apply_c(sq::AdvecS2<T>{t[0].data(), s.data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh,
-                             b.dxi, b.dyi, b.jj, b.kk});
-    b.apply_c(sq::AdvecS2i5<T>{t[1].data(), s.data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh,
-                               b.dxi, b.dyi, b.jj, b.kk, b.kstart, b.kend});
-    b.apply_c(sq::AdvecU2<T>{t[2].data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh, b.dxi,
-                             b.dyi, b.jj, b.kk});
-    b.apply_c(sq::AdvecU2i5<T>{t[3].data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh, b.dxi,
-                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
-    b.apply_c(sq::AdvecV2<T>{t[4].data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh, b.dxi,
-                             b.dyi, b.jj, b.kk});
-    b.apply_c(sq::AdvecV2i5<T>{t[5].data(), u.data(), v.data(), w0.data(), dzi, rho, rhoh, b.dxi,
-                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_c(sq::AdvecS2<T>{.st = t[0].data(),
+                             .s = s.data(),
+                             .u = u.data(),
+                             .v = v.data(),
+                             .w = w0.data(),
+                             .dzi = dzi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_c(sq::AdvecS2i5<T>{.st = t[1].data(),
+                               .s = s.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w0.data(),
+                               .dzi = dzi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
+    b.apply_c(sq::AdvecU2<T>{.ut = t[2].data(),
+                             .u = u.data(),
+                             .v = v.data(),
+                             .w = w0.data(),
+                             .dzi = dzi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_c(sq::AdvecU2i5<T>{.ut = t[3].data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w0.data(),
+                               .dzi = dzi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
+    b.apply_c(sq::AdvecV2<T>{.vt = t[4].data(),
+                             .u = u.data(),
+                             .v = v.data(),
+                             .w = w0.data(),
+                             .dzi = dzi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_c(sq::AdvecV2i5<T>{.vt = t[5].data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w0.data(),
+                               .dzi = dzi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
     // w: subtract the vertical part (the same kernel with u = v = 0) to keep the horizontal one.
-    b.apply_w(sq::AdvecW2<T>{t[6].data(), u.data(), v.data(), wv.data(), dzhi, rho, rhoh, b.dxi,
-                             b.dyi, b.jj, b.kk});
-    b.apply_w(sq::AdvecW2i5<T>{t[7].data(), u.data(), v.data(), wv.data(), dzhi, rho, rhoh, b.dxi,
-                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_w(sq::AdvecW2<T>{.wt = t[6].data(),
+                             .u = u.data(),
+                             .v = v.data(),
+                             .w = wv.data(),
+                             .dzhi = dzhi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_w(sq::AdvecW2i5<T>{.wt = t[7].data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = wv.data(),
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
     auto wz2 = b.field(), wz5 = b.field();
-    b.apply_w(sq::AdvecW2<T>{wz2.data(), w0.data(), w0.data(), wv.data(), dzhi, rho, rhoh, b.dxi,
-                             b.dyi, b.jj, b.kk});
-    b.apply_w(sq::AdvecW2i5<T>{wz5.data(), w0.data(), w0.data(), wv.data(), dzhi, rho, rhoh, b.dxi,
-                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_w(sq::AdvecW2<T>{.wt = wz2.data(),
+                             .u = w0.data(),
+                             .v = w0.data(),
+                             .w = wv.data(),
+                             .dzhi = dzhi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .jj = b.jj,
+                             .kk = b.kk});
+    b.apply_w(sq::AdvecW2i5<T>{.wt = wz5.data(),
+                               .u = w0.data(),
+                               .v = w0.data(),
+                               .w = wv.data(),
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
     for (int n = 0; n < b.ncells; ++n) t[6][n] -= wz2[n], t[7][n] -= wz5[n];
     for (int k = b.kstart; k < b.kend; ++k)
         for (int m = 0; m < 8; ++m) {
@@ -354,14 +676,59 @@ TYPED_TEST(AdvecSanity, Scheme2i5ReadsNoVerticalGhostLevels) {
         }
     const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
     auto st = b.field(), ut = b.field(), vt = b.field(), wt = b.field();
-    b.apply_c(sq::AdvecS2i5<T>{st.data(), s.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh,
-                               b.dxi, b.dyi, b.jj, b.kk, b.kstart, b.kend});
-    b.apply_c(sq::AdvecU2i5<T>{ut.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi,
-                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
-    b.apply_c(sq::AdvecV2i5<T>{vt.data(), u.data(), v.data(), w.data(), dzi, rho, rhoh, b.dxi,
-                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
-    b.apply_w(sq::AdvecW2i5<T>{wt.data(), u.data(), v.data(), w.data(), dzhi, rho, rhoh, b.dxi,
-                               b.dyi, b.jj, b.kk, b.kstart, b.kend});
+    b.apply_c(sq::AdvecS2i5<T>{.st = st.data(),
+                               .s = s.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .dzi = dzi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
+    b.apply_c(sq::AdvecU2i5<T>{.ut = ut.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .dzi = dzi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
+    b.apply_c(sq::AdvecV2i5<T>{.vt = vt.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .dzi = dzi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
+    b.apply_w(sq::AdvecW2i5<T>{.wt = wt.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .jj = b.jj,
+                               .kk = b.kk,
+                               .kstart = b.kstart,
+                               .kend = b.kend});
     for (int k = b.kstart; k < b.kend; ++k)
         for (int j = b.jstart; j < b.jend; ++j)
             for (int i = b.istart; i < b.iend; ++i) {

@@ -37,14 +37,50 @@ TYPED_TEST(DiffSanity, ConstantDiffusionOfQuadraticIsExact) {
         [&](int i, int j, int k) { return b.x(i) * b.x(i) + b.y(j) * b.y(j) + 3 * b.zhd[k]; });
     auto ut = b.field(T(1)), vt = b.field(), st = b.field(), wt = b.field();
     const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
-    b.apply_c(
-        sq::DiffU2<T>{ut.data(), u.data(), dzi, dzhi, rho, rhoh, b.dxi, b.dyi, T(K), b.jj, b.kk});
-    b.apply_c(
-        sq::DiffV2<T>{vt.data(), v.data(), dzi, dzhi, rho, rhoh, b.dxi, b.dyi, T(K), b.jj, b.kk});
-    b.apply_c(
-        sq::DiffC2<T>{st.data(), s.data(), dzi, dzhi, rho, rhoh, b.dxi, b.dyi, T(K), b.jj, b.kk});
-    b.apply_w(
-        sq::DiffW2<T>{wt.data(), w.data(), dzi, dzhi, rho, rhoh, b.dxi, b.dyi, T(K), b.jj, b.kk});
+    b.apply_c(sq::DiffU2<T>{.at = ut.data(),
+                            .a = u.data(),
+                            .dzi = dzi,
+                            .dzhi = dzhi,
+                            .rho = rho,
+                            .rhoh = rhoh,
+                            .dxi = b.dxi,
+                            .dyi = b.dyi,
+                            .K = T(K),
+                            .jj = b.jj,
+                            .kk = b.kk});
+    b.apply_c(sq::DiffV2<T>{.at = vt.data(),
+                            .a = v.data(),
+                            .dzi = dzi,
+                            .dzhi = dzhi,
+                            .rho = rho,
+                            .rhoh = rhoh,
+                            .dxi = b.dxi,
+                            .dyi = b.dyi,
+                            .K = T(K),
+                            .jj = b.jj,
+                            .kk = b.kk});
+    b.apply_c(sq::DiffC2<T>{.at = st.data(),
+                            .a = s.data(),
+                            .dzi = dzi,
+                            .dzhi = dzhi,
+                            .rho = rho,
+                            .rhoh = rhoh,
+                            .dxi = b.dxi,
+                            .dyi = b.dyi,
+                            .K = T(K),
+                            .jj = b.jj,
+                            .kk = b.kk});
+    b.apply_w(sq::DiffW2<T>{.at = wt.data(),
+                            .a = w.data(),
+                            .dzi = dzi,
+                            .dzhi = dzhi,
+                            .rho = rho,
+                            .rhoh = rhoh,
+                            .dxi = b.dxi,
+                            .dyi = b.dyi,
+                            .K = T(K),
+                            .jj = b.jj,
+                            .kk = b.kk});
     const double scale = 200 * 0.5; // ~ K * |a| * max dzi^2
     for (int k = b.kstart; k < b.kend; ++k)
         for (int j = b.jstart; j < b.jend; ++j)
@@ -63,8 +99,17 @@ TYPED_TEST(DiffSanity, ConstantDiffusionOfQuadraticIsExact) {
         return bu.x(i) * bu.x(i) + bu.y(j) * bu.y(j) + bu.zhd[k] * bu.zhd[k];
     });
     auto wtu = bu.field();
-    bu.apply_w(sq::DiffW2<T>{wtu.data(), wu.data(), bu.dzi.data(), bu.dzhi.data(), bu.rho.data(),
-                             bu.rhoh.data(), bu.dxi, bu.dyi, T(K), bu.jj, bu.kk});
+    bu.apply_w(sq::DiffW2<T>{.at = wtu.data(),
+                             .a = wu.data(),
+                             .dzi = bu.dzi.data(),
+                             .dzhi = bu.dzhi.data(),
+                             .rho = bu.rho.data(),
+                             .rhoh = bu.rhoh.data(),
+                             .dxi = bu.dxi,
+                             .dyi = bu.dyi,
+                             .K = T(K),
+                             .jj = bu.jj,
+                             .kk = bu.kk});
     for (int k = bu.kstart + 1; k < bu.kend; ++k)
         for (int j = bu.jstart; j < bu.jend; ++j)
             for (int i = bu.istart; i < bu.iend; ++i)
@@ -85,22 +130,101 @@ TYPED_TEST(DiffSanity, StressDivergenceIsLaplacianPlusGradDiv) {
                 *rhoh = b.rhoh.data();
         auto us = b.field(), ul = b.field(), vs = b.field(), vl = b.field(), ws = b.field(),
              wl = b.field();
-        b.apply_c(sq::DiffUSmag<T>{us.data(), u.data(), v.data(), w.data(), ev.data(), dzi, dzhi,
-                                   rho, rhoh, b.dxi, b.dyi, T(nu), nullptr, nullptr, b.kstart,
-                                   b.kend, b.jj, b.kk});
-        b.apply_c(sq::DiffVSmag<T>{vs.data(), u.data(), v.data(), w.data(), ev.data(), dzi, dzhi,
-                                   rho, rhoh, b.dxi, b.dyi, T(nu), nullptr, nullptr, b.kstart,
-                                   b.kend, b.jj, b.kk});
-        b.apply_w(sq::DiffWSmag<T>{ws.data(), u.data(), v.data(), w.data(), ev.data(), dzi, dzhi,
-                                   rho, rhoh, b.dxi, b.dyi, T(nu), b.kstart, b.kend, b.jj, b.kk});
-        b.apply_c(sq::DiffU2<T>{ul.data(), u.data(), dzi, dzhi, rho, rhoh, b.dxi, b.dyi, T(nu),
-                                b.jj, b.kk});
-        b.apply_c(sq::DiffV2<T>{vl.data(), v.data(), dzi, dzhi, rho, rhoh, b.dxi, b.dyi, T(nu),
-                                b.jj, b.kk});
-        b.apply_w(sq::DiffW2<T>{wl.data(), w.data(), dzi, dzhi, rho, rhoh, b.dxi, b.dyi, T(nu),
-                                b.jj, b.kk});
-        const sq::Divergence<T> div{u.data(), v.data(), w.data(), dzi,  rho,
-                                    rhoh,     b.dxi,    b.dyi,    b.jj, b.kk};
+        b.apply_c(sq::DiffUSmag<T>{.ut = us.data(),
+                                   .u = u.data(),
+                                   .v = v.data(),
+                                   .w = w.data(),
+                                   .evisc = ev.data(),
+                                   .dzi = dzi,
+                                   .dzhi = dzhi,
+                                   .rho = rho,
+                                   .rhoh = rhoh,
+                                   .dxi = b.dxi,
+                                   .dyi = b.dyi,
+                                   .nu = T(nu),
+                                   .fluxbot = nullptr,
+                                   .fluxtop = nullptr,
+                                   .kstart = b.kstart,
+                                   .kend = b.kend,
+                                   .jj = b.jj,
+                                   .kk = b.kk});
+        b.apply_c(sq::DiffVSmag<T>{.vt = vs.data(),
+                                   .u = u.data(),
+                                   .v = v.data(),
+                                   .w = w.data(),
+                                   .evisc = ev.data(),
+                                   .dzi = dzi,
+                                   .dzhi = dzhi,
+                                   .rho = rho,
+                                   .rhoh = rhoh,
+                                   .dxi = b.dxi,
+                                   .dyi = b.dyi,
+                                   .nu = T(nu),
+                                   .fluxbot = nullptr,
+                                   .fluxtop = nullptr,
+                                   .kstart = b.kstart,
+                                   .kend = b.kend,
+                                   .jj = b.jj,
+                                   .kk = b.kk});
+        b.apply_w(sq::DiffWSmag<T>{.wt = ws.data(),
+                                   .u = u.data(),
+                                   .v = v.data(),
+                                   .w = w.data(),
+                                   .evisc = ev.data(),
+                                   .dzi = dzi,
+                                   .dzhi = dzhi,
+                                   .rho = rho,
+                                   .rhoh = rhoh,
+                                   .dxi = b.dxi,
+                                   .dyi = b.dyi,
+                                   .nu = T(nu),
+                                   .kstart = b.kstart,
+                                   .kend = b.kend,
+                                   .jj = b.jj,
+                                   .kk = b.kk});
+        b.apply_c(sq::DiffU2<T>{.at = ul.data(),
+                                .a = u.data(),
+                                .dzi = dzi,
+                                .dzhi = dzhi,
+                                .rho = rho,
+                                .rhoh = rhoh,
+                                .dxi = b.dxi,
+                                .dyi = b.dyi,
+                                .K = T(nu),
+                                .jj = b.jj,
+                                .kk = b.kk});
+        b.apply_c(sq::DiffV2<T>{.at = vl.data(),
+                                .a = v.data(),
+                                .dzi = dzi,
+                                .dzhi = dzhi,
+                                .rho = rho,
+                                .rhoh = rhoh,
+                                .dxi = b.dxi,
+                                .dyi = b.dyi,
+                                .K = T(nu),
+                                .jj = b.jj,
+                                .kk = b.kk});
+        b.apply_w(sq::DiffW2<T>{.at = wl.data(),
+                                .a = w.data(),
+                                .dzi = dzi,
+                                .dzhi = dzhi,
+                                .rho = rho,
+                                .rhoh = rhoh,
+                                .dxi = b.dxi,
+                                .dyi = b.dyi,
+                                .K = T(nu),
+                                .jj = b.jj,
+                                .kk = b.kk});
+        const sq::Divergence<T> div{.u = u.data(),
+                                    .v = v.data(),
+                                    .w = w.data(),
+                                    .dzi = dzi,
+                                    .rho = rho,
+                                    .rhoh = rhoh,
+                                    .dxi = b.dxi,
+                                    .dyi = b.dyi,
+                                    .jj = b.jj,
+                                    .kk = b.kk};
         const double scale = nu * 4 * 200 * 50;
         for (int k = b.kstart; k < b.kend; ++k)
             for (int j = b.jstart; j < b.jend; ++j)
@@ -127,17 +251,70 @@ TYPED_TEST(DiffSanity, UniformEviscReducesToConstantDiffusion) {
     const auto ev = b.field(T(E)), ev0 = b.field();
     const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
     auto st = b.field(), sl = b.field(), u1 = b.field(), u2 = b.field();
-    b.apply_c(sq::DiffCSmag<T>{st.data(), s.data(), ev.data(), dzi, dzhi, rho, rhoh, b.dxi, b.dyi,
-                               T(pr_inv), T(kappa), nullptr, nullptr, b.kstart, b.kend, b.jj,
-                               b.kk});
-    b.apply_c(sq::DiffC2<T>{sl.data(), s.data(), dzi, dzhi, rho, rhoh, b.dxi, b.dyi,
-                            T(E * pr_inv + kappa), b.jj, b.kk});
-    b.apply_c(sq::DiffUSmag<T>{u1.data(), u.data(), v.data(), w.data(), ev.data(), dzi, dzhi, rho,
-                               rhoh, b.dxi, b.dyi, T(nu), nullptr, nullptr, b.kstart, b.kend, b.jj,
-                               b.kk});
-    b.apply_c(sq::DiffUSmag<T>{u2.data(), u.data(), v.data(), w.data(), ev0.data(), dzi, dzhi, rho,
-                               rhoh, b.dxi, b.dyi, T(E + nu), nullptr, nullptr, b.kstart, b.kend,
-                               b.jj, b.kk});
+    b.apply_c(sq::DiffCSmag<T>{.st = st.data(),
+                               .s = s.data(),
+                               .evisc = ev.data(),
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .prandtl_t_inv = T(pr_inv),
+                               .kappa = T(kappa),
+                               .fluxbot = nullptr,
+                               .fluxtop = nullptr,
+                               .kstart = b.kstart,
+                               .kend = b.kend,
+                               .jj = b.jj,
+                               .kk = b.kk});
+    b.apply_c(sq::DiffC2<T>{.at = sl.data(),
+                            .a = s.data(),
+                            .dzi = dzi,
+                            .dzhi = dzhi,
+                            .rho = rho,
+                            .rhoh = rhoh,
+                            .dxi = b.dxi,
+                            .dyi = b.dyi,
+                            .K = T(E * pr_inv + kappa),
+                            .jj = b.jj,
+                            .kk = b.kk});
+    b.apply_c(sq::DiffUSmag<T>{.ut = u1.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .evisc = ev.data(),
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .nu = T(nu),
+                               .fluxbot = nullptr,
+                               .fluxtop = nullptr,
+                               .kstart = b.kstart,
+                               .kend = b.kend,
+                               .jj = b.jj,
+                               .kk = b.kk});
+    b.apply_c(sq::DiffUSmag<T>{.ut = u2.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .evisc = ev0.data(),
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .nu = T(E + nu),
+                               .fluxbot = nullptr,
+                               .fluxtop = nullptr,
+                               .kstart = b.kstart,
+                               .kend = b.kend,
+                               .jj = b.jj,
+                               .kk = b.kk});
     for (int k = b.kstart; k < b.kend; ++k)
         for (int j = b.jstart; j < b.jend; ++j)
             for (int i = b.istart; i < b.iend; ++i) {
@@ -165,17 +342,75 @@ TYPED_TEST(DiffSanity, SmagorinskyDomainBudget) {
     const T nu = T(0.01);
     const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
     auto ut = b.field(), vt = b.field(), wt = b.field(), st = b.field();
-    b.apply_c(sq::DiffUSmag<T>{ut.data(), u.data(), v.data(), w.data(), ev.data(), dzi, dzhi, rho,
-                               rhoh, b.dxi, b.dyi, nu, fbot.data(), ftop.data(), b.kstart, b.kend,
-                               b.jj, b.kk});
-    b.apply_c(sq::DiffVSmag<T>{vt.data(), u.data(), v.data(), w.data(), ev.data(), dzi, dzhi, rho,
-                               rhoh, b.dxi, b.dyi, nu, fbot.data(), ftop.data(), b.kstart, b.kend,
-                               b.jj, b.kk});
-    b.apply_w(sq::DiffWSmag<T>{wt.data(), u.data(), v.data(), w.data(), ev.data(), dzi, dzhi, rho,
-                               rhoh, b.dxi, b.dyi, nu, b.kstart, b.kend, b.jj, b.kk});
-    b.apply_c(sq::DiffCSmag<T>{st.data(), s.data(), ev.data(), dzi, dzhi, rho, rhoh, b.dxi, b.dyi,
-                               T(3), T(0.001), fbot.data(), ftop.data(), b.kstart, b.kend, b.jj,
-                               b.kk});
+    b.apply_c(sq::DiffUSmag<T>{.ut = ut.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .evisc = ev.data(),
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .nu = nu,
+                               .fluxbot = fbot.data(),
+                               .fluxtop = ftop.data(),
+                               .kstart = b.kstart,
+                               .kend = b.kend,
+                               .jj = b.jj,
+                               .kk = b.kk});
+    b.apply_c(sq::DiffVSmag<T>{.vt = vt.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .evisc = ev.data(),
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .nu = nu,
+                               .fluxbot = fbot.data(),
+                               .fluxtop = ftop.data(),
+                               .kstart = b.kstart,
+                               .kend = b.kend,
+                               .jj = b.jj,
+                               .kk = b.kk});
+    b.apply_w(sq::DiffWSmag<T>{.wt = wt.data(),
+                               .u = u.data(),
+                               .v = v.data(),
+                               .w = w.data(),
+                               .evisc = ev.data(),
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .nu = nu,
+                               .kstart = b.kstart,
+                               .kend = b.kend,
+                               .jj = b.jj,
+                               .kk = b.kk});
+    b.apply_c(sq::DiffCSmag<T>{.st = st.data(),
+                               .s = s.data(),
+                               .evisc = ev.data(),
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .prandtl_t_inv = T(3),
+                               .kappa = T(0.001),
+                               .fluxbot = fbot.data(),
+                               .fluxtop = ftop.data(),
+                               .kstart = b.kstart,
+                               .kend = b.kend,
+                               .jj = b.jj,
+                               .kk = b.kk});
     double su = 0, sv = 0, sw = 0, ss = 0, expect = 0, expect_w = 0, mag = 0;
     for (int j = b.jstart; j < b.jend; ++j)
         for (int i = b.istart; i < b.iend; ++i) {
@@ -217,15 +452,59 @@ TYPED_TEST(DiffSanity, WallFluxesEnterTheColumnBudget) {
     }
     const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
     auto ut = b.field(), vt = b.field(), st = b.field();
-    b.apply_c(sq::DiffUSmag<T>{ut.data(), prof.data(), zero.data(), zero.data(), ev.data(), dzi,
-                               dzhi, rho, rhoh, b.dxi, b.dyi, T(0.01), fbot.data(), ftop.data(),
-                               b.kstart, b.kend, b.jj, b.kk});
-    b.apply_c(sq::DiffVSmag<T>{vt.data(), zero.data(), prof.data(), zero.data(), ev.data(), dzi,
-                               dzhi, rho, rhoh, b.dxi, b.dyi, T(0.01), fbot.data(), ftop.data(),
-                               b.kstart, b.kend, b.jj, b.kk});
-    b.apply_c(sq::DiffCSmag<T>{st.data(), prof.data(), ev.data(), dzi, dzhi, rho, rhoh, b.dxi,
-                               b.dyi, T(3), T(0.001), fbot.data(), ftop.data(), b.kstart, b.kend,
-                               b.jj, b.kk});
+    b.apply_c(sq::DiffUSmag<T>{.ut = ut.data(),
+                               .u = prof.data(),
+                               .v = zero.data(),
+                               .w = zero.data(),
+                               .evisc = ev.data(),
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .nu = T(0.01),
+                               .fluxbot = fbot.data(),
+                               .fluxtop = ftop.data(),
+                               .kstart = b.kstart,
+                               .kend = b.kend,
+                               .jj = b.jj,
+                               .kk = b.kk});
+    b.apply_c(sq::DiffVSmag<T>{.vt = vt.data(),
+                               .u = zero.data(),
+                               .v = prof.data(),
+                               .w = zero.data(),
+                               .evisc = ev.data(),
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .nu = T(0.01),
+                               .fluxbot = fbot.data(),
+                               .fluxtop = ftop.data(),
+                               .kstart = b.kstart,
+                               .kend = b.kend,
+                               .jj = b.jj,
+                               .kk = b.kk});
+    b.apply_c(sq::DiffCSmag<T>{.st = st.data(),
+                               .s = prof.data(),
+                               .evisc = ev.data(),
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = b.dxi,
+                               .dyi = b.dyi,
+                               .prandtl_t_inv = T(3),
+                               .kappa = T(0.001),
+                               .fluxbot = fbot.data(),
+                               .fluxtop = ftop.data(),
+                               .kstart = b.kstart,
+                               .kend = b.kend,
+                               .jj = b.jj,
+                               .kk = b.kk});
     for (int j = b.jstart; j < b.jend; ++j)
         for (int i = b.istart; i < b.iend; ++i) {
             double su = 0, sv = 0, ss = 0;
@@ -270,8 +549,16 @@ TYPED_TEST(DiffSanity, Strain2OfLinearFields) {
         const auto w = b.make(
             [&](int i, int j, int k) { return cs.g * b.x(i) + cs.h * b.y(j) + cs.m * b.zhd[k]; });
         auto s2 = b.field(T(-1));
-        b.apply_c(sq::Strain2<T>{s2.data(), u.data(), v.data(), w.data(), b.dzi.data(),
-                                 b.dzhi.data(), b.dxi, b.dyi, b.jj, b.kk});
+        b.apply_c(sq::Strain2<T>{.strain2 = s2.data(),
+                                 .u = u.data(),
+                                 .v = v.data(),
+                                 .w = w.data(),
+                                 .dzi = b.dzi.data(),
+                                 .dzhi = b.dzhi.data(),
+                                 .dxi = b.dxi,
+                                 .dyi = b.dyi,
+                                 .jj = b.jj,
+                                 .kk = b.kk});
         for (int k = b.kstart; k < b.kend; ++k)
             for (int j = b.jstart; j < b.jend; ++j)
                 for (int i = b.istart; i < b.iend; ++i) {
@@ -297,7 +584,15 @@ TYPED_TEST(DiffSanity, EviscSmagHandComputed) {
         T mlen2[3] = {};
         for (int k = 0; k < 3; ++k)
             mlen2[k] = sq::smag_mixing_length2(T(0.23), T(4), T(4), dz[k], z[k], z0m, mason != 0);
-        sq::EviscSmag<T>{ev, s2, thp, g_over_thref, z, mlen2, T(1. / 3.), jj, kk}(0, 0, 1);
+        sq::EviscSmag<T>{.evisc = ev,
+                         .strain2 = s2,
+                         .th = thp,
+                         .g_over_thref = g_over_thref,
+                         .z = z,
+                         .mlen2 = mlen2,
+                         .prandtl_t = T(1. / 3.),
+                         .jj = jj,
+                         .kk = kk}(0, 0, 1);
         return double(ev[1]);
     };
     const double t = tol<T>(0.05);
@@ -317,10 +612,21 @@ TYPED_TEST(DiffSanity, DiffusionNumbersHandComputed) {
     const T dzi[2] = {T(0), T(4)};
     const T ev[2] = {T(0), T(0.5)};
     // (dxi^2 + dyi^2 + dzi^2) = 4 + 9 + 16 = 29
-    EXPECT_NEAR((sq::DnConst<T>{T(0.1), dzi, T(2), T(3)}(0, 0, 1)), 2.9, tol<T>(3));
-    EXPECT_NEAR((sq::DnSmag<T>{ev, dzi, T(2), T(3), T(1. / 3.), 1, 1}(0, 0, 1)), 0.5 * 3 * 29,
-                tol<T>(50));
-    EXPECT_NEAR((sq::DnSmag<T>{ev, dzi, T(2), T(3), T(2), 1, 1}(0, 0, 1)), 0.5 * 29, tol<T>(20));
+    EXPECT_NEAR((sq::DnConst<T>{.K = T(0.1), .dzi = dzi, .dxi = T(2), .dyi = T(3)}(0, 0, 1)), 2.9,
+                tol<T>(3));
+    EXPECT_NEAR((sq::DnSmag<T>{.evisc = ev,
+                               .dzi = dzi,
+                               .dxi = T(2),
+                               .dyi = T(3),
+                               .prandtl_t = T(1. / 3.),
+                               .jj = 1,
+                               .kk = 1}(0, 0, 1)),
+                0.5 * 3 * 29, tol<T>(50));
+    EXPECT_NEAR(
+        (sq::DnSmag<T>{
+            .evisc = ev, .dzi = dzi, .dxi = T(2), .dyi = T(3), .prandtl_t = T(2), .jj = 1, .kk = 1}(
+            0, 0, 1)),
+        0.5 * 29, tol<T>(20));
 }
 
 } // namespace

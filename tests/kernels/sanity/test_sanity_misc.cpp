@@ -30,8 +30,16 @@ TYPED_TEST(MiscSanity, PresOutSubtractsDiscreteGradient) {
     });
     const auto ut0 = b.random(81), vt0 = b.random(82), wt0 = b.random(83);
     auto ut = ut0, vt = vt0, wt = wt0;
-    b.apply_c(sq::PresOut<T>{ut.data(), vt.data(), wt.data(), p.data(), b.dzhi.data(), b.dxi, b.dyi,
-                             b.kstart, b.jj, b.kk});
+    b.apply_c(sq::PresOut<T>{.ut = ut.data(),
+                             .vt = vt.data(),
+                             .wt = wt.data(),
+                             .p = p.data(),
+                             .dzhi = b.dzhi.data(),
+                             .dxi = b.dxi,
+                             .dyi = b.dyi,
+                             .kstart = b.kstart,
+                             .jj = b.jj,
+                             .kk = b.kk});
     for (int k = b.kstart; k < b.kend; ++k)
         for (int j = b.jstart; j < b.jend; ++j)
             for (int i = b.istart; i < b.iend; ++i) {
@@ -58,11 +66,31 @@ TYPED_TEST(MiscSanity, PresInIsRhoTimesDivergenceOfPredictedVelocity) {
         wc[n] = wt[n] + w[n] * dtsi;
     }
     auto p = b.field(T(123)); // PresIn writes, so the old value must not survive
-    b.apply_c(sq::PresIn<T>{p.data(), u.data(), v.data(), w.data(), ut.data(), vt.data(), wt.data(),
-                            b.dzi.data(), b.rho.data(), b.rhoh.data(), b.dxi, b.dyi, dtsi, b.jj,
-                            b.kk});
-    const sq::Divergence<T> div{uc.data(),     vc.data(), wc.data(), b.dzi.data(), b.rho.data(),
-                                b.rhoh.data(), b.dxi,     b.dyi,     b.jj,         b.kk};
+    b.apply_c(sq::PresIn<T>{.p = p.data(),
+                            .u = u.data(),
+                            .v = v.data(),
+                            .w = w.data(),
+                            .ut = ut.data(),
+                            .vt = vt.data(),
+                            .wt = wt.data(),
+                            .dzi = b.dzi.data(),
+                            .rho = b.rho.data(),
+                            .rhoh = b.rhoh.data(),
+                            .dxi = b.dxi,
+                            .dyi = b.dyi,
+                            .dtsi = dtsi,
+                            .jj = b.jj,
+                            .kk = b.kk});
+    const sq::Divergence<T> div{.u = uc.data(),
+                                .v = vc.data(),
+                                .w = wc.data(),
+                                .dzi = b.dzi.data(),
+                                .rho = b.rho.data(),
+                                .rhoh = b.rhoh.data(),
+                                .dxi = b.dxi,
+                                .dyi = b.dyi,
+                                .jj = b.jj,
+                                .kk = b.kk};
     for (int k = b.kstart; k < b.kend; ++k)
         for (int j = b.jstart; j < b.jend; ++j)
             for (int i = b.istart; i < b.iend; ++i)
@@ -78,8 +106,16 @@ TYPED_TEST(MiscSanity, DivergenceOfLinearField) {
     const auto u = b.make([&](int i, int, int) { return a * b.xh(i); });
     const auto v = b.make([&](int, int j, int) { return c * b.yh(j); });
     const auto w = b.make([&](int, int, int k) { return e * b.zhd[k] / double(b.rhoh[k]); });
-    const sq::Divergence<T> div{u.data(),      v.data(), w.data(), b.dzi.data(), b.rho.data(),
-                                b.rhoh.data(), b.dxi,    b.dyi,    b.jj,         b.kk};
+    const sq::Divergence<T> div{.u = u.data(),
+                                .v = v.data(),
+                                .w = w.data(),
+                                .dzi = b.dzi.data(),
+                                .rho = b.rho.data(),
+                                .rhoh = b.rhoh.data(),
+                                .dxi = b.dxi,
+                                .dyi = b.dyi,
+                                .jj = b.jj,
+                                .kk = b.kk};
     for (int k = b.kstart; k < b.kend; ++k)
         for (int j = b.jstart; j < b.jend; ++j)
             for (int i = b.istart; i < b.iend; ++i)
@@ -95,7 +131,8 @@ TYPED_TEST(MiscSanity, CflHandComputed) {
     v[4] = T(0.5), v[6] = T(1.5);    // centre 1
     w[4] = T(0.25), w[8] = T(-0.75); // centre -0.25
     const T dzi[3] = {T(0), T(8), T(0)};
-    const sq::Cfl<T> cfl{u, v, w, dzi, T(2), T(4), 2, 4};
+    const sq::Cfl<T> cfl{
+        .u = u, .v = v, .w = w, .dzi = dzi, .dxi = T(2), .dyi = T(4), .jj = 2, .kk = 4};
     EXPECT_NEAR(cfl(0, 0, 1), 2 * 2 + 1 * 4 + 0.25 * 8, tol<T>(10));
 }
 
@@ -105,9 +142,12 @@ TYPED_TEST(MiscSanity, BuoyancyHandComputed) {
     th[0] = T(301), th[4] = T(303); // k-1 = 0 and k = 1 at (0,0): mean 302
     b[0] = T(0.25), b[4] = T(-0.75);
     wt[4] = T(1);
-    sq::BuoyancyTh<T>{wt, th, T(9.81 / 300), T(300), 2, 4}(0, 0, 1);
+    sq::BuoyancyTh<T>{
+        .wt = wt, .th = th, .g_over_thref = T(9.81 / 300), .thref = T(300), .jj = 2, .kk = 4}(0, 0,
+                                                                                              1);
     EXPECT_NEAR(wt[4], 1 + 9.81 / 300 * 2, tol<T>(1));
-    sq::BuoyancyTh<T>{wt, b, T(1), T(0), 2, 4}(0, 0, 1); // "buoy" mode
+    sq::BuoyancyTh<T>{.wt = wt, .th = b, .g_over_thref = T(1), .thref = T(0), .jj = 2, .kk = 4}(
+        0, 0, 1); // "buoy" mode
     EXPECT_NEAR(wt[4], 1 + 9.81 / 300 * 2 - 0.25, tol<T>(1));
 }
 
@@ -116,7 +156,8 @@ TYPED_TEST(MiscSanity, RkUpdateArithmetic) {
     using T = TypeParam;
     T a[8] = {}, at[8] = {};
     a[7] = T(2), at[7] = T(3);
-    sq::RkUpdate<T>{a, at, T(0.5), T(-5. / 9.), 2, 4}(1, 1, 1);
+    sq::RkUpdate<T>{.a = a, .at = at, .b_dt = T(0.5), .a_next = T(-5. / 9.), .jj = 2, .kk = 4}(1, 1,
+                                                                                               1);
     EXPECT_NEAR(a[7], 3.5, tol<T>(4));
     EXPECT_NEAR(at[7], -5. / 3., tol<T>(2));
     EXPECT_EQ(a[0], T(0));
@@ -127,7 +168,7 @@ TYPED_TEST(MiscSanity, SpongeRelaxesTowardsProfile) {
     T at[8] = {}, a[8] = {};
     a[6] = T(2.5), at[6] = T(0.5);
     const T aref[2] = {T(0), T(1.5)}, coef[2] = {T(0), T(0.2)};
-    sq::Sponge<T>{at, a, aref, coef, 2, 4}(0, 1, 1);
+    sq::Sponge<T>{.at = at, .a = a, .aref = aref, .coef = coef, .jj = 2, .kk = 4}(0, 1, 1);
     EXPECT_NEAR(at[6], 0.5 - 0.2 * (2.5 - 1.5), tol<T>(1));
 }
 

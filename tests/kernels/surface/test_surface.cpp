@@ -241,25 +241,37 @@ void run_functors(SmallGrid<T>& g, std::vector<T>& ustar, std::vector<T>& linv, 
     ustar.assign(g.kk, T(0));
     linv.assign(g.kk, T(0));
     uf = vf = dudz = dvdz = ustar;
-    sq::SurfaceMost<T> most{ustar.data(),
-                            linv.data(),
-                            g.u.data(),
-                            g.v.data(),
-                            g.sflux.data(),
-                            got,
-                            ubot,
-                            vbot,
-                            z1,
-                            z0m,
-                            sq::most::umin_default<T>(),
-                            g.kstart,
-                            g.jj,
-                            g.kk};
+    sq::SurfaceMost<T> most{.ustar = ustar.data(),
+                            .obuk_inv = linv.data(),
+                            .u = g.u.data(),
+                            .v = g.v.data(),
+                            .sfluxbot = g.sflux.data(),
+                            .g_over_thref = got,
+                            .ubot = ubot,
+                            .vbot = vbot,
+                            .z1 = z1,
+                            .z0m = z0m,
+                            .umin = sq::most::umin_default<T>(),
+                            .kstart = g.kstart,
+                            .jj = g.jj,
+                            .kk = g.kk};
     for (int j = 1; j < g.jcells - 2; ++j)
         for (int i = 1; i < g.icells - 2; ++i) most(i, j);
-    sq::SurfaceMomentumFlux<T> mom{uf.data(),  vf.data(),    dudz.data(), dvdz.data(), g.u.data(),
-                                   g.v.data(), ustar.data(), linv.data(), ubot,        vbot,
-                                   z1,         z0m,          g.kstart,    g.jj,        g.kk};
+    sq::SurfaceMomentumFlux<T> mom{.ufluxbot = uf.data(),
+                                   .vfluxbot = vf.data(),
+                                   .dudz_bot = dudz.data(),
+                                   .dvdz_bot = dvdz.data(),
+                                   .u = g.u.data(),
+                                   .v = g.v.data(),
+                                   .ustar = ustar.data(),
+                                   .obuk_inv = linv.data(),
+                                   .ubot = ubot,
+                                   .vbot = vbot,
+                                   .z1 = z1,
+                                   .z0m = z0m,
+                                   .kstart = g.kstart,
+                                   .jj = g.jj,
+                                   .kk = g.kk};
     for (int j = 2; j < g.jcells - 2; ++j)
         for (int i = 2; i < g.icells - 2; ++i) mom(i, j);
 }
@@ -315,7 +327,12 @@ TEST(Surface, FunctorsMatchFormulas) {
         }
     // Scalar gradient: K_h dsdz = -flux with K_h = kappa z1 u*/phi_h.
     std::vector<double> dsdz(g.kk, 0.0);
-    sq::SurfaceScalar<double> sc{dsdz.data(), g.sflux.data(), ustar.data(), linv.data(), z1, g.jj};
+    sq::SurfaceScalar<double> sc{.dsdz_bot = dsdz.data(),
+                                 .fluxbot = g.sflux.data(),
+                                 .ustar = ustar.data(),
+                                 .obuk_inv = linv.data(),
+                                 .z1 = z1,
+                                 .jj = g.jj};
     for (int j = 1; j < g.jcells - 2; ++j)
         for (int i = 1; i < g.icells - 2; ++i) {
             const int ij = i + j * g.jj;
@@ -379,7 +396,8 @@ TEST(Surface, StableLimitFlagsExactlyTheColumnsWithoutRoot) {
     ASSERT_EQ(decided, ni * nj);
     ASSERT_GT(expect, 5); // both kinds present
     ASSERT_LT(expect, ni * nj - 5);
-    const sq::SurfaceStableLimit<double> flag{linv.data(), z1, z0m, jj};
+    const sq::SurfaceStableLimit<double> flag{
+        .obuk_inv = linv.data(), .z1 = z1, .z0m = z0m, .jj = jj};
     double got_count = 0;
     for (int j = 0; j < nj; ++j)
         for (int i = 0; i < ni; ++i) got_count += flag(i, j, 0);

@@ -156,27 +156,74 @@ void add_jobs(std::vector<Job>& jobs, std::mt19937_64& rng) {
         jobs.push_back({def, p, *other});
     };
     using gpu::Form;
-    add(gpu::def_for(in, sq::PressurePack<T>{nullptr, nullptr, d.istart, d.jstart, d.kstart, d.imax,
-                                             d.jmax, 1, d.jj, d.kk}),
+    add(gpu::def_for(in, sq::PressurePack<T>{.packed = nullptr,
+                                             .field = nullptr,
+                                             .istart = d.istart,
+                                             .jstart = d.jstart,
+                                             .kstart = d.kstart,
+                                             .itot = d.imax,
+                                             .jtot = d.jmax,
+                                             .stride = 1,
+                                             .jj = d.jj,
+                                             .kk = d.kk}),
         in);
-    add(gpu::def_for(in, sq::PressureUnpack<T>{nullptr, nullptr, d.istart, d.jstart, d.kstart,
-                                               d.imax, d.jmax, 1, d.jj, d.kk}),
+    add(gpu::def_for(in, sq::PressureUnpack<T>{.field = nullptr,
+                                               .packed = nullptr,
+                                               .istart = d.istart,
+                                               .jstart = d.jstart,
+                                               .kstart = d.kstart,
+                                               .itot = d.imax,
+                                               .jtot = d.jmax,
+                                               .stride = 1,
+                                               .jj = d.jj,
+                                               .kk = d.kk}),
         in);
     add(gpu::def_for(cols,
-                     sq::PressureThomas<T>{nullptr, nullptr, nullptr, nullptr, T(-2), 16, 21 * 24},
+                     sq::PressureThomas<T>{.x = nullptr,
+                                           .gam = nullptr,
+                                           .bmat = nullptr,
+                                           .coef = nullptr,
+                                           .top_mean = T(-2),
+                                           .ktot = 16,
+                                           .ncol = 21 * 24},
                      Form::traverse2d),
         cols);
-    add(gpu::def_for(
-            zcols,
-            sq::PressureThomasReal<T>{nullptr, nullptr, nullptr, nullptr, T(-2), 16, 40 * 24},
-            Form::traverse2d),
+    add(gpu::def_for(zcols,
+                     sq::PressureThomasReal<T>{.x = nullptr,
+                                               .gam = nullptr,
+                                               .bmat = nullptr,
+                                               .coef = nullptr,
+                                               .top_mean = T(-2),
+                                               .ktot = 16,
+                                               .ncol = 40 * 24},
+                     Form::traverse2d),
         zcols);
-    add(gpu::def_for(copy, sq::PressurePencilCopy<T>{nullptr, nullptr, 0, 0, 1, 40, 960, 0, 0, 24,
-                                                     1, 960, 16, 0, -1}),
+    add(gpu::def_for(copy, sq::PressurePencilCopy<T>{.dst = nullptr,
+                                                     .src = nullptr,
+                                                     .src_base = 0,
+                                                     .src_q = 0,
+                                                     .src_a = 1,
+                                                     .src_b = 40,
+                                                     .src_c = 960,
+                                                     .dst_base = 0,
+                                                     .dst_q = 0,
+                                                     .dst_a = 24,
+                                                     .dst_b = 1,
+                                                     .dst_c = 960,
+                                                     .n2 = 16,
+                                                     .q_first = 0,
+                                                     .q_skip = -1}),
         copy);
-    add(gpu::def_for(rows, sq::PressureHcFromComplex<T>{nullptr, nullptr, 40, 24}), rows);
-    add(gpu::def_for(half_rows, sq::PressureComplexFromHc<T>{nullptr, nullptr, 40, 24}), half_rows);
-    add(gpu::def_for(mirror, sq::PressureMirrorBottom<T>{nullptr, d.kstart, d.jj, d.kk},
+    add(gpu::def_for(
+            rows, sq::PressureHcFromComplex<T>{.hc = nullptr, .cplx = nullptr, .n = 40, .nj = 24}),
+        rows);
+    add(gpu::def_for(
+            half_rows,
+            sq::PressureComplexFromHc<T>{.cplx = nullptr, .hc = nullptr, .n = 40, .nj = 24}),
+        half_rows);
+    add(gpu::def_for(mirror,
+                     sq::PressureMirrorBottom<T>{
+                         .field = nullptr, .kstart = d.kstart, .jj = d.jj, .kk = d.kk},
                      Form::traverse2d),
         mirror);
 }
