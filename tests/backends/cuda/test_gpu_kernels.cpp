@@ -143,8 +143,10 @@ TEST(GpuDispatch, LaunchAndReductionsThroughLaunchH) {
                                   .dyi = f.dyi,
                                   .jj = f.jj,
                                   .kk = f.kk};
+        // A summed reduction (launch_sum takes those alone): u dz over the same arrays.
+        const sq::ValueDz<double> u_dz{.a = f.u, .dz = f.dzi, .jj = f.jj, .kk = f.kk};
         const double gpu_max = launch_max(r, cfl);
-        const double gpu_sum = launch_sum(r, cfl);
+        const double gpu_sum = launch_sum(r, u_dz);
         std::vector<double> u(size_t(kGrid.ncells())), v(u.size()), w(u.size()),
             dzi(size_t(kGrid.kcells()));
         auto& drv = rt::Driver::get();
@@ -162,7 +164,8 @@ TEST(GpuDispatch, LaunchAndReductionsThroughLaunchH) {
                                    .kk = f.kk};
         const double ref_max = cpu::reduce_max(r, host); // same point values up to FMA
         EXPECT_NEAR(gpu_max, ref_max, 1e-14 * ref_max);
-        const double ref_sum = cpu::reduce_sum(r, host);
+        const double ref_sum = cpu::reduce_sum(
+            r, sq::ValueDz<double>{.a = u.data(), .dz = dzi.data(), .jj = f.jj, .kk = f.kk});
         EXPECT_NEAR(gpu_sum, ref_sum, 1e-12 * std::abs(ref_sum));
         // The same launch again takes the cached instance.
         EXPECT_EQ(launch_max(r, cfl), gpu_max);

@@ -8,12 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -103,6 +106,16 @@ std::string check(const sq::TraverseShape& s, const Mapping& map, bool interior 
     return {};
 }
 
+// The space's restrictions (traverse_space.h) on plain values, as the runtime applies them.
+bool valid(int bx, int by, int bz, int tx, int ty, int tz, int cx, int cy, int cz, int bps) {
+    const std::map<std::string_view, int> v = {
+        {"block_x", bx},  {"block_y", by},       {"block_z", bz},  {"tile_x", tx},
+        {"tile_y", ty},   {"tile_z", tz},        {"contig_x", cx}, {"contig_y", cy},
+        {"contig_z", cz}, {"blocks_per_sm", bps}};
+    const auto all = sp::restrictions([&](const char* name) { return v.at(name); });
+    return std::all_of(all.begin(), all.end(), [](bool ok) { return ok; });
+}
+
 sq::TraverseShape shape(const Grid& g, int bx, int by, int bz, int tx, int ty, int tz, int cx,
                         int cy, int cz, int perm, int my = 1, int mz = 1, int group = 1) {
     return {g.ni, g.nj, g.nk, bx, by, bz, tx, ty, tz, cx, cy, cz, perm, my, mz, group};
@@ -121,7 +134,7 @@ std::vector<sq::TraverseShape> corner_cases(const Grid& g) {
             for (int c = 0; c < 8; ++c)
                 for (int perm = 0; perm < sp::permutations; ++perm) {
                     const int cx = c & 1, cy = (c >> 1) & 1, cz = (c >> 2) & 1;
-                    if (sp::valid(b[0], b[1], b[2], t[0], t[1], t[2], cx, cy, cz, 1))
+                    if (valid(b[0], b[1], b[2], t[0], t[1], t[2], cx, cy, cz, 1))
                         out.push_back(
                             shape(g, b[0], b[1], b[2], t[0], t[1], t[2], cx, cy, cz, perm));
                 }
@@ -141,7 +154,7 @@ std::vector<sq::TraverseShape> random_cases(const Grid& g, int count, uint32_t s
         const int tx = pick(sp::tile_x), ty = pick(sp::tile_y), tz = pick(sp::tile_z);
         const int cx = bit(rng), cy = bit(rng), cz = bit(rng), bps = pick(sp::blocks_per_sm);
         const int my = pick(sp::march), mz = pick(sp::march), group = pick(sp::group);
-        if (sp::valid(bx, by, bz, tx, ty, tz, cx, cy, cz, bps))
+        if (valid(bx, by, bz, tx, ty, tz, cx, cy, cz, bps))
             out.push_back(shape(g, bx, by, bz, tx, ty, tz, cx, cy, cz, perm(rng), my, mz, group));
     }
     return out;
