@@ -61,7 +61,8 @@ struct Pool {
         }
         // A reference copy per 3-D array: any of them may be an output (pres_out_rk has 6).
         for (size_t a = 0; a < f3.size(); ++a) ref.push_back(drv.alloc(cells * sizeof(T)));
-        for (int a = 0; a < 6; ++a) z.push_back(fill(size_t(g.kcells()), 200 + a));
+        // Profiles: tend_uvw_2i5_smag reads 7 (four metrics, three of the sponge).
+        for (int a = 0; a < 10; ++a) z.push_back(fill(size_t(g.kcells()), 200 + a));
         for (int a = 0; a < 8; ++a) {
             s2.push_back(fill(size_t(g.kk()), 300 + a));
             s2_pristine.push_back(drv.alloc(size_t(g.kk()) * sizeof(T)));

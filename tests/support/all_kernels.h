@@ -61,6 +61,11 @@ struct IsMax : std::bool_constant<Reduction<F> && !sq::traits_v<F>.summed> {};
 template <class F>
 struct IsSum : std::bool_constant<Reduction<F> && sq::traits_v<F>.summed> {};
 
+template <template <class> class... K>
+constexpr int list_size(KernelList<K...>) {
+    return int(sizeof...(K));
+}
+
 // The kernels K of a list for which Keep<K<double>>::value holds.
 template <template <class> class Keep, template <class> class K>
 auto keep_if() {

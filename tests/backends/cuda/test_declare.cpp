@@ -31,11 +31,6 @@ int check_all(KernelList<K...>) {
     return count;
 }
 
-template <template <class> class... K>
-int list_size(KernelList<K...>) {
-    return int(sizeof...(K));
-}
-
 TEST(Declare, EveryKernelMatchesItsStruct) {
     // That the lists hold every kernel is tests/kernels/contract's to check.
     EXPECT_EQ(check_all(AllKernels{}), 2 * list_size(AllKernels{}));

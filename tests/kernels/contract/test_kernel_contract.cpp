@@ -34,11 +34,6 @@ static_assert(requires(const sq::DiffUVWSmag<double>& f) { f.value(0, 0, 0); } &
 static_assert(sq::contract::Reduction<sq::ValueDz<double>> &&
               !sq::contract::Reduction<sq::AdvecU2<double>>);
 
-template <template <class> class... K>
-int size(sq::KernelList<K...>) {
-    return int(sizeof...(K));
-}
-
 // The kernels header defines: its structs with a name.
 int defined_in(const std::string& header) {
     std::ifstream in(std::string(SQUALL_SOURCE_DIR) + "/kernels/" + header);
@@ -65,20 +60,21 @@ TEST(KernelContract, EveryKernelIsInItsHeadersList) {
             EXPECT_TRUE(listed.count(header)) << header << " defines kernels but has no row here";
         }
     }
-    EXPECT_EQ(defined_in("advec.cuh"), size(sq::AdvecKernels{}));
-    EXPECT_EQ(defined_in("boundary.cuh"), size(sq::BoundaryKernels{}));
-    EXPECT_EQ(defined_in("diagnostics.cuh"), size(sq::DiagnosticKernels{}));
-    EXPECT_EQ(defined_in("diff.cuh"), size(sq::DiffKernels{}));
-    EXPECT_EQ(defined_in("diff_fused.cuh"), size(sq::DiffFusedKernels{}));
-    EXPECT_EQ(defined_in("forcing.cuh"), size(sq::ForcingKernels{}));
-    EXPECT_EQ(defined_in("halo.cuh"), size(sq::HaloKernels{}));
-    EXPECT_EQ(defined_in("pressure.cuh"), size(sq::PressureKernels{}));
-    EXPECT_EQ(defined_in("pressure_spectral.cuh"), size(sq::PressureSpectralKernels{}));
-    EXPECT_EQ(defined_in("surface.cuh"), size(sq::SurfaceKernels{}));
-    EXPECT_EQ(defined_in("tend_fused.cuh"), size(sq::TendFusedKernels{}));
-    EXPECT_EQ(defined_in("thermo.cuh"), size(sq::ThermoKernels{}));
-    EXPECT_EQ(defined_in("timeint.cuh"), size(sq::TimeintKernels{}));
-    EXPECT_EQ(defined_in("vorticity.cuh"), size(sq::VorticityKernels{}));
+    EXPECT_EQ(defined_in("advec.cuh"), squall::testing::list_size(sq::AdvecKernels{}));
+    EXPECT_EQ(defined_in("boundary.cuh"), squall::testing::list_size(sq::BoundaryKernels{}));
+    EXPECT_EQ(defined_in("diagnostics.cuh"), squall::testing::list_size(sq::DiagnosticKernels{}));
+    EXPECT_EQ(defined_in("diff.cuh"), squall::testing::list_size(sq::DiffKernels{}));
+    EXPECT_EQ(defined_in("diff_fused.cuh"), squall::testing::list_size(sq::DiffFusedKernels{}));
+    EXPECT_EQ(defined_in("forcing.cuh"), squall::testing::list_size(sq::ForcingKernels{}));
+    EXPECT_EQ(defined_in("halo.cuh"), squall::testing::list_size(sq::HaloKernels{}));
+    EXPECT_EQ(defined_in("pressure.cuh"), squall::testing::list_size(sq::PressureKernels{}));
+    EXPECT_EQ(defined_in("pressure_spectral.cuh"),
+              squall::testing::list_size(sq::PressureSpectralKernels{}));
+    EXPECT_EQ(defined_in("surface.cuh"), squall::testing::list_size(sq::SurfaceKernels{}));
+    EXPECT_EQ(defined_in("tend_fused.cuh"), squall::testing::list_size(sq::TendFusedKernels{}));
+    EXPECT_EQ(defined_in("thermo.cuh"), squall::testing::list_size(sq::ThermoKernels{}));
+    EXPECT_EQ(defined_in("timeint.cuh"), squall::testing::list_size(sq::TimeintKernels{}));
+    EXPECT_EQ(defined_in("vorticity.cuh"), squall::testing::list_size(sq::VorticityKernels{}));
 }
 
 } // namespace
