@@ -14,6 +14,7 @@
 #include "app/tune_command.h"
 #include "model/config/config.h"
 #include "model/core/model.h"
+#include "runtime/capture.h"
 #include "runtime/compile_workers.h"
 
 namespace {
@@ -28,6 +29,23 @@ void error(const std::string& what) {
     if (rank_of_world() == 0) fmt::print(stderr, "squall: error: {}\n", what);
 }
 
+// Exit statuses (docs/output.md, "Exit status"): 0 done, 1 an error in the input or the run
+// (the message says which), 2 a usage error, 128 + signal after a stop by a signal.
+constexpr int exit_error = 1, exit_usage = 2;
+
+// A command line CLI11 refuses: its message in squall's form, and the usage status; help
+// and --version print and exit 0.
+int usage_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+    if (e.get_exit_code() == 0) return rank_of_world() == 0 ? app.exit(e) : 0;
+    std::string what = e.what();
+    // `squall frobnicate`: CLI11 says only that a subcommand is required.
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (!first.empty() && first[0] != '-' && first != "run" && first != "check" && first != "tune")
+        what = fmt::format("unknown command '{}'; the commands are run, check and tune", first);
+    error(what + " (squall --help shows the usage)");
+    return exit_usage;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -37,6 +55,8 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     CLI::App app{"squall: LES/DNS of the atmospheric boundary layer"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", fmt::format("squall {} (git {})", SQUALL_VERSION,
+                                                  squall::rt::squall_git_revision()));
 
     std::string case_file;
     std::vector<std::string> overrides;
@@ -50,7 +70,9 @@ int main(int argc, char** argv) {
     };
     CLI::App* run = app.add_subcommand("run", "run a case");
     add_case_options(run);
-    run->add_option("--threads", threads, "OpenMP threads per rank (default: OMP_NUM_THREADS)");
+    // More threads than this is a typo, not a machine (GOMP crashed on 100000).
+    run->add_option("--threads", threads, "OpenMP threads per rank (default: OMP_NUM_THREADS)")
+        ->check(CLI::Range(1, 1024));
     std::string restart;
     run->add_option("--restart", restart,
                     "continue from a checkpoint: a file, or 'latest' (the newest of this case "
@@ -91,11 +113,10 @@ int main(int argc, char** argv) {
             code = squall::run_case(cfg); // chooses the backend (auto, cpu, gpu)
         }
     } catch (const CLI::ParseError& e) {
-        code = rank_of_world() == 0 ? app.exit(e) : 1;
-        if (code == 0 && e.get_exit_code() != 0) code = 1;
+        code = usage_error(app, e, argc, argv);
     } catch (const std::exception& e) {
         error(e.what());
-        code = 1;
+        code = exit_error;
     }
     MPI_Finalize();
     return code;

@@ -249,6 +249,9 @@ int run_tune(TuneArgs a) {
     if (!a.case_file.empty() && (a.strategies.size() > 1 || a.seeds.size() > 1 || a.cold_cache))
         throw std::runtime_error("squall tune: several strategies or seeds, and --cold-cache, "
                                  "are for captures, not --case");
+    for (const std::string& c : a.captures) // before the GPU check: the likelier mistake
+        if (std::error_code ec; !fs::is_regular_file(c, ec))
+            throw std::runtime_error("squall tune: no such capture file: " + c);
     if (a.out_dir.empty()) a.out_dir = rt::user_wisdom_dir();
     if (a.out_dir.empty())
         throw std::runtime_error("squall tune: no wisdom directory; give --out DIR");
