@@ -33,7 +33,23 @@ struct Coriolis {
     }
 };
 
+// A prescribed large-scale tendency of a scalar by level (radiative cooling, advection by
+// the large-scale flow): s_t += tend(z).
+template <typename T>
+struct LargeScaleTendency {
+    static constexpr const char* name = "ls_tendency";
+    T* SQ_RESTRICT at;
+    const T* SQ_RESTRICT tend; // by k
+    int jj, kk;
+    template <class D>
+    SQ_HD constexpr void declare(D& d) const {
+        d.field(SQ_ARG(at), Use::inout).profile(SQ_ARG(tend)).scalars(SQ_ARG(jj), SQ_ARG(kk));
+    }
+
+    SQ_HD void operator()(int i, int j, int k) const { at[index3(i, j, k, jj, kk)] += tend[k]; }
+};
+
 // Every kernel of this header (tests and benchmarks iterate over them).
-using ForcingKernels = KernelList<Coriolis>;
+using ForcingKernels = KernelList<Coriolis, LargeScaleTendency>;
 
 } // namespace sq

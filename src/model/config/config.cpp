@@ -32,6 +32,7 @@ const std::vector<SectionKeys>& schema_sections() {
           "scalar_bot_value", "scalar_top", "scalar_top_value", "surface_model", "z0m", "z0h"}},
         {"sponge", {"enabled", "zstart", "sigma", "beta"}},
         {"coriolis", {"f", "ug", "vg"}},
+        {"forcing", {"z", "th_tendency"}},
         {"init",
          {"type", "th0", "lapse_rate", "mixed_layer_height", "perturb_amplitude", "perturb_height",
           "seed", "u0", "v0"}},
@@ -279,6 +280,10 @@ void read_sections(CaseReader& r, Config& c) {
     coriolis.real("ug", c.coriolis.ug);
     coriolis.real("vg", c.coriolis.vg);
 
+    Section forcing = top.child("forcing", keys_of("forcing"));
+    forcing.real_list("z", c.forcing.z);
+    forcing.real_list("th_tendency", c.forcing.th_tendency);
+
     Section init = top.child("init", keys_of("init"));
     InitConfig& in = c.init;
     init.choice("type", in.type, init_names);
@@ -321,6 +326,21 @@ void read_sections(CaseReader& r, Config& c) {
     fout.boolean("float32", c.fields_out.float32);
 
     // ---- Rules that involve more than one key -------------------------------------------
+    const ForcingConfig& fc = c.forcing;
+    if (fc.enabled() || !fc.z.empty()) {
+        if (fc.th_tendency.size() != fc.z.size())
+            r.fail_key(fc.enabled() ? "forcing.th_tendency" : "forcing.z",
+                       fmt::format("has {} values but forcing.z has {}: give one per height",
+                                   fc.th_tendency.size(), fc.z.size()));
+        for (std::size_t k = 1; k < fc.z.size(); ++k)
+            if (!(fc.z[k] > fc.z[k - 1]))
+                r.fail_key(fmt::format("forcing.z[{}]", k),
+                           fmt::format("{} is not above forcing.z[{}] = {}: heights must be "
+                                       "strictly increasing",
+                                       format_real(fc.z[k]), k - 1, format_real(fc.z[k - 1])));
+        if (c.thermo == ThermoType::none)
+            r.fail_key("forcing.th_tendency", "needs a scalar: thermo.type dry or buoy");
+    }
     const GridConfig& g = c.grid;
     if (!g.z.empty()) {
         if (int(g.z.size()) != g.ktot)
@@ -436,7 +456,9 @@ bool runs_fused_tendencies(const Config& c) {
 }
 
 bool runs_scalar_stage_in_tendencies(const Config& c) {
-    return runs_fused_tendencies(c) && (!c.sponge.enabled || c.diff == DiffType::smag2);
+    // The forcing adds to the scalar's tendency after the fused kernels, like the sponge kernel.
+    return runs_fused_tendencies(c) && (!c.sponge.enabled || c.diff == DiffType::smag2) &&
+           !c.forcing.enabled();
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {

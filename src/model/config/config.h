@@ -70,6 +70,15 @@ struct CoriolisConfig {
     bool enabled() const { return f != 0; }
 };
 
+// forcing: large-scale forcings given as a table by height, interpolated linearly to the
+// levels (constant beyond its ends): the scalar's tendency from processes the model does not
+// resolve (radiative cooling, advection by the large-scale flow).
+struct ForcingConfig {
+    std::vector<double> z;           // forcing.z (m), strictly increasing
+    std::vector<double> th_tendency; // forcing.th_tendency (scalar units/s), one per z
+    bool enabled() const { return !th_tendency.empty(); }
+};
+
 struct InitConfig {
     InitType type = InitType::zero;
     double th0 = 300;              // K (or b0 in buoy mode)
@@ -123,6 +132,7 @@ struct Config {
     BoundaryConfig bc;
     SpongeConfig sponge;
     CoriolisConfig coriolis;
+    ForcingConfig forcing;
     InitConfig init;
 
     int rk_order = 3;          // time.rk: 3 | 4

@@ -130,6 +130,11 @@ std::string emit_resolved(const Config& c) {
     w.real("vg", c.coriolis.vg);
     w.end();
 
+    w.begin("forcing");
+    w.reals("z", c.forcing.z);
+    w.reals("th_tendency", c.forcing.th_tendency);
+    w.end();
+
     const InitConfig& in = c.init;
     w.begin("init");
     w.text("type", name_of(init_names, in.type));

@@ -101,6 +101,7 @@ private:
     DeviceArray<T> smag_mlen2_; // the Smagorinsky mixing length squared by level (les())
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
     DeviceArray<T> coriolis_ug_, coriolis_vg_; // the geostrophic wind by level
+    DeviceArray<T> ls_th_tendency_;            // cfg.forcing's scalar tendency by level
     int sponge_kstart_ = 0; // first level with a non-zero damping rate (the sponge's bottom)
     void set_sponge_reference();
 
