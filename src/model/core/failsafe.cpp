@@ -2,7 +2,9 @@
 // run loop: spreading the last steps before an output time, and the ETA.
 #include "model/core/failsafe.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "model/io/checkpoint.h"
 
 namespace squall {
 
@@ -44,6 +48,54 @@ std::string output_dir_problem(const std::string& dir_name) {
     return "";
 }
 
+// One run at a time writes a case's output in a directory: an exclusive lock on
+// <dir>/.<case>.lock, held until the process ends (the system drops it then, after a
+// SIGKILL too). Two runs interleaved their samples in one statistics file before.
+std::string lock_problem(const std::string& dir_name, const std::string& case_name) {
+    const std::filesystem::path path =
+        std::filesystem::path(dir_name) / ("." + case_name + ".lock");
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return fmt::format("cannot create the lock file {}: {}", path.string(),
+                           std::strerror(errno));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = {};
+        const ssize_t n = ::pread(fd, pid, sizeof pid - 1, 0);
+        ::close(fd);
+        return fmt::format("output.dir '{}' is in use by another run of case '{}'{} (lock {}): "
+                           "give this run another output.dir or case name, or wait for it",
+                           dir_name, case_name, n > 0 ? fmt::format(" (pid {})", pid) : "",
+                           path.string());
+    }
+    // The pid only serves the message above; a failure to write it changes nothing.
+    const std::string me = std::to_string(::getpid());
+    if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, me.data(), me.size(), 0);
+    return ""; // fd stays open: the lock lasts as long as the process
+}
+
+// A fresh run's checkpoints must be its own: an earlier run's, later in model time, were
+// kept by checkpoint_keep over the new run's and then taken by --restart latest. With
+// --overwrite they go (the case's output is replaced); without, the run is refused.
+std::string stale_checkpoints_problem(const Config& cfg) {
+    if (!cfg.restart.empty()) return "";
+    const auto old = io::list_checkpoints(cfg.output_dir, cfg.name);
+    if (old.empty()) return "";
+    if (!cfg.overwrite)
+        return fmt::format("{}: exists (a checkpoint of an earlier run of case '{}', {} in all); "
+                           "continue that run with --restart latest, or replace this case's "
+                           "output with --overwrite",
+                           old.back(), cfg.name, old.size());
+    for (const auto& f : old) {
+        std::error_code ec;
+        if (!std::filesystem::remove(f, ec) && ec)
+            return fmt::format("--overwrite: cannot remove the earlier checkpoint {}: {}", f,
+                               ec.message());
+    }
+    fmt::print("squall: --overwrite: removed {} checkpoint(s) of an earlier run of '{}' from {}\n",
+               old.size(), cfg.name, cfg.output_dir);
+    return "";
+}
+
 // A "Key:  N kB" line of /proc/meminfo in bytes (0 when absent).
 std::size_t meminfo_bytes(const std::string& key) {
     std::ifstream in("/proc/meminfo");
@@ -70,8 +122,13 @@ std::size_t cgroup_bytes(const char* path) {
 void prepare_output_dir(const Config& cfg, MPI_Comm comm) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    const std::string problem =
-        broadcast_text(rank == 0 ? output_dir_problem(cfg.output_dir) : "", comm);
+    std::string problem;
+    if (rank == 0) {
+        problem = output_dir_problem(cfg.output_dir);
+        if (problem.empty()) problem = lock_problem(cfg.output_dir, cfg.name);
+        if (problem.empty()) problem = stale_checkpoints_problem(cfg);
+    }
+    problem = broadcast_text(problem, comm);
     if (!problem.empty()) throw std::runtime_error(problem);
 }
 

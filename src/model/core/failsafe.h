@@ -18,8 +18,10 @@ template <typename T>
 class Model;
 struct Diagnostics;
 
-// Creates output.dir when it is missing and checks that a file can be created in it.
-// Collective over comm; throws std::runtime_error naming the directory on every rank.
+// Creates output.dir when it is missing and checks that a file can be created in it; takes
+// the case's lock in it for the life of the process (one run at a time); on a fresh run,
+// removes an earlier run's checkpoints of the case with --overwrite and refuses without.
+// Collective over comm; throws std::runtime_error naming the directory or file on every rank.
 void prepare_output_dir(const Config& cfg, MPI_Comm comm);
 
 // The 3-D fields a run of the case allocates (on its backend; an unresolved one counts as
