@@ -76,7 +76,12 @@ int main(int argc, char** argv) {
     std::string restart;
     run->add_option("--restart", restart,
                     "continue from a checkpoint: a file, or 'latest' (the newest of this case "
-                    "in output.dir)");
+                    "in output.dir)")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                return v.empty() ? std::string("needs a checkpoint file or 'latest'") : "";
+            },
+            "FILE|latest"));
     bool overwrite = false;
     run->add_flag("--overwrite", overwrite, "replace existing output files in output.dir");
     bool profile = false;

@@ -207,10 +207,21 @@ void check_output_fields(CaseReader& r, const Config& c) {
         r.fail_key("output.fields.names", "output.fields.every > 0 needs at least one field");
 }
 
+// Output file names are built from these: a path in them would write outside output.dir.
+void check_file_name(CaseReader& r, const std::string& key, const std::string& v) {
+    const bool plain =
+        !v.empty() && v != "." && v != ".." && v.find('/') == std::string::npos &&
+        std::all_of(v.begin(), v.end(), [](unsigned char ch) { return ch >= ' ' && ch != 127; });
+    if (!plain)
+        r.fail_key(key, fmt::format("'{}' is not a plain file name (no '/', not '.' or '..'): "
+                                    "output files are named after it inside output.dir",
+                                    v));
+}
+
 void read_sections(CaseReader& r, Config& c) {
     const YAML::Node& root = r.root();
     Section top(r, "", root, r.where("", root.Mark()), top_level_keys());
-    top.string("name", c.name);
+    if (top.string("name", c.name)) check_file_name(r, "name", c.name);
 
     Section model = top.child("model", keys_of("model"));
     model.choice("precision", c.precision, precision_names);
@@ -310,7 +321,8 @@ void read_sections(CaseReader& r, Config& c) {
     out.integer("status_every", c.status_every, at_least(1));
     out.real("stats_every", c.stats_every, at_least(0));
     out.string("dir", c.output_dir);
-    out.string("stats_file", c.stats_file);
+    if (out.string("stats_file", c.stats_file))
+        check_file_name(r, "output.stats_file", c.stats_file);
     out.real("checkpoint_every", c.checkpoint_every, at_least(0));
     out.real("checkpoint_wall", c.checkpoint_wall, at_least(0));
     out.integer("checkpoint_keep", c.checkpoint_keep, at_least(1));

@@ -137,6 +137,10 @@ void Model<T>::restart(const std::string& file) {
     const char* backend = on_device_ ? "gpu" : "cpu";
     if (decomp_.rank == 0) {
         fmt::print("squall: restart from {} at step {}, time {}\n", file, nstep_, time());
+        if (itime_ >= iendtime_) // a finished run: exit 0, but say why nothing runs
+            fmt::print("squall: the checkpoint is at or past time.endtime = {} s: nothing to "
+                       "run (raise time.endtime, e.g. --set time.endtime=..., to continue)\n",
+                       cfg_.endtime);
         fmt::print("squall: checkpoint {} read: {:.1f} MB in {:.3f} s\n", file,
                    field_bytes(g_, fields.size()) / 1e6, read_s);
         if (info.npx != decomp_.npx || info.npy != decomp_.npy || info.backend != backend)

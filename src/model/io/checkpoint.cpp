@@ -166,6 +166,11 @@ CheckpointInfo read_checkpoint_info(const std::string& path) {
         info.npx = int(read_int_attr(file, "npx"));
         info.npy = int(read_int_attr(file, "npy"));
         info.time = double(info.itime) * 1e-9;
+        // A state a run cannot have written (an edited or corrupt file).
+        if (info.itime < 0 || info.idt <= 0 || info.nstep < 0)
+            throw H5Fail(fmt::format("itime {}, idt {}, nstep {}: not a state a run writes "
+                                     "(itime and nstep >= 0, idt > 0)",
+                                     info.itime, info.idt, info.nstep));
         Id z(H5Dopen2(file, "z", H5P_DEFAULT), H5Dclose, "z");
         Id zspace(H5Dget_space(z), H5Sclose, "z space");
         info.z.resize(std::size_t(check(H5Sget_simple_extent_npoints(zspace), "z size")));
