@@ -1,9 +1,14 @@
 // Running a case: backend choice, decomposition, precision dispatch, model, time loop.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "model/core/failsafe.h"
 #include "model/core/gpu_session.h"
@@ -61,6 +66,37 @@ bool choose_backend(Config& cfg, const Decomposition& decomp, int rank) {
     return true;
 }
 
+// The end of a run says what it wrote and how to look at it: the case's files in
+// output.dir (statistics, cross-sections, 3-D fields, checkpoints) and the plot command.
+void print_written_files(const Config& cfg) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> files;
+    long checkpoints = 0, field_files = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(cfg.output_dir, ec)) {
+        const std::string n = e.path().filename().string();
+        if (n.rfind(cfg.name + ".", 0) != 0 || e.path().extension() != ".h5") continue;
+        if (n.rfind(cfg.name + ".chk.", 0) == 0)
+            ++checkpoints;
+        else if (n.rfind(cfg.name + ".fields.", 0) == 0)
+            ++field_files;
+        else
+            files.push_back(n);
+    }
+    std::sort(files.begin(), files.end());
+    if (field_files)
+        files.push_back(fmt::format("{} 3-D field file(s) {}.fields.*.h5", field_files, cfg.name));
+    if (checkpoints)
+        files.push_back(fmt::format("{} checkpoint(s) {}.chk.*.h5", checkpoints, cfg.name));
+    if (files.empty()) return;
+    fmt::print("squall: wrote in {}: {}\n", cfg.output_dir, fmt::join(files, ", "));
+    const fs::path stats = fs::path(cfg.output_dir) / cfg.stats_file;
+    if (cfg.stats_every > 0 && fs::exists(stats, ec))
+        fmt::print("squall: plot with: scripts/plot profiles {} -o {}_profiles.png "
+                   "(scripts/plot --help: time series, cross-sections)\n",
+                   stats.string(), cfg.name);
+}
+
 template <typename T>
 int run_typed(const Config& cfg, const Decomposition& decomp) {
     int code = 0;
@@ -86,6 +122,7 @@ int run_typed(const Config& cfg, const Decomposition& decomp) {
         model.run();
         remove_stop_handlers();
         code = model.exit_code();
+        if (decomp.rank == 0) print_written_files(cfg);
     } catch (...) {
         remove_stop_handlers();
         if (gpu) gpu_dispatch(false);
