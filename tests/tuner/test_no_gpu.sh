@@ -8,7 +8,8 @@ squall=$1 case_file=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-for args in "--case $case_file" "$tmp/none.json"; do
+echo '{}' >"$tmp/capture.json" # exists: a missing file is refused before the GPU check
+for args in "--case $case_file" "$tmp/capture.json"; do
     out=$(CUDA_VISIBLE_DEVICES= "$squall" tune $args --out "$tmp/w" 2>&1)
     rc=$?
     echo "$out"
