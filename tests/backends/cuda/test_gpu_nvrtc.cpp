@@ -204,8 +204,12 @@ void check_wisdom(std::vector<std::string>& problems) {
             problems.push_back(d.key() + ": has wisdom now; remove it from kNotYetTuned");
         return;
     }
-    const rt::Wisdom w = rt::Wisdom::load(d.key(), d.space(), {dir});
     std::ifstream file(dir + "/" + rt::wisdom_file_name(d.key()));
+    if (!file) {
+        problems.push_back(d.key() + ": no shipped wisdom file (squall tune --case ... --only)");
+        return;
+    }
+    const rt::Wisdom w = rt::Wisdom::load(d.key(), d.space(), {dir});
     std::string header;
     std::getline(file, header);
     const auto names = nlohmann::json::parse(header).at("param_names");
