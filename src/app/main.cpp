@@ -14,6 +14,7 @@
 #include "app/tune_command.h"
 #include "model/config/config.h"
 #include "model/core/model.h"
+#include "model/io/h5.h"
 #include "runtime/capture.h"
 #include "runtime/compile_workers.h"
 
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
     // A compile worker of `squall tune` (runtime/compile_workers.h): no MPI, no CUDA.
     if (argc == 2 && std::string_view(argv[1]) == "compile-worker")
         return squall::rt::compile_worker_main(3);
+    squall::h5::take_over_shutdown(); // ended below, safely after a failed write
     MPI_Init(&argc, &argv);
     CLI::App app{"squall: LES/DNS of the atmospheric boundary layer"};
     app.require_subcommand(1);
@@ -97,6 +99,7 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
         if (tune->parsed()) {
             code = squall::app::run_tune(tune_args);
+            squall::h5::shutdown();
             MPI_Finalize();
             return code;
         }
@@ -123,6 +126,7 @@ int main(int argc, char** argv) {
         error(e.what());
         code = exit_error;
     }
+    squall::h5::shutdown();
     MPI_Finalize();
     return code;
 }

@@ -62,7 +62,7 @@ void write_on_root(const std::string& tmp, const CheckpointInfo& info,
     gather::Steps attempt(error);
     std::optional<Id> file, group, dcpl;
     attempt([&] {
-        file.emplace(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+        file.emplace(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), h5::close_file,
                      "create");
         // No object times in the datasets' headers: the same state gives the same bytes.
         dcpl.emplace(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
@@ -153,7 +153,7 @@ CheckpointInfo read_checkpoint_info(const std::string& path) {
     CheckpointInfo info;
     try {
         if (!fs::is_regular_file(path)) throw H5Fail("open (no such file)");
-        Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open");
+        Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), h5::close_file, "open");
         info.precision = read_string_attr(file, "precision");
         info.backend = read_string_attr(file, "backend");
         info.resolved_yaml = read_string_attr(file, "case");
@@ -196,7 +196,7 @@ void read_checkpoint_fields(const std::string& path, const std::vector<Checkpoin
                             const Decomposition&) {
     const h5::Quiet quiet;
     try {
-        Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open");
+        Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), h5::close_file, "open");
         std::vector<T> buf;
         for (const auto& f : fields) {
             Field3d<T>& a = *f.field;

@@ -47,7 +47,7 @@ void write_on_root(const std::string& tmp, const FieldsInfo& info,
     const GridDims& d = fields.at(0).field->dims();
     std::optional<Id> file;
     attempt([&] {
-        file.emplace(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+        file.emplace(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), h5::close_file,
                      "create");
         h5::write_string_attr(*file, "case", info.case_name);
         h5::write_string_attr(*file, "squall_version", info.version);

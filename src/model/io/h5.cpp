@@ -18,9 +18,27 @@ bool library_threadsafe() {
     return H5is_library_threadsafe(&safe) >= 0 && safe;
 }
 
+namespace {
+bool g_close_failed = false;
+} // namespace
+
+herr_t close_file(hid_t fid) {
+    const herr_t r = H5Fclose(fid);
+    if (r < 0) g_close_failed = true;
+    return r;
+}
+
+void take_over_shutdown() {
+    H5dont_atexit();
+}
+
+void shutdown() {
+    if (!g_close_failed) H5close();
+}
+
 AppendFile::~AppendFile() {
     const Quiet quiet;
-    if (fid_ >= 0) H5Fclose(fid_);
+    if (fid_ >= 0) close_file(fid_);
 }
 
 void AppendFile::create(const std::string& path, bool overwrite) {
@@ -53,13 +71,13 @@ void AppendFile::close() {
     const Quiet quiet;
     const hid_t fid = fid_;
     fid_ = -1;
-    check(H5Fclose(fid), "closing the file");
+    check(close_file(fid), "closing the file");
 }
 
 void AppendFile::abandon() {
     const hid_t fid = fid_;
     fid_ = -1;
-    if (fid >= 0) H5Fclose(fid);
+    if (fid >= 0) close_file(fid);
 }
 
 void AppendFile::flush() {

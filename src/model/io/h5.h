@@ -38,6 +38,16 @@ R check(R r, const std::string& what) {
     return r;
 }
 
+// Closing files, and the library's end. A file whose close failed (a write error: a full
+// disk, a file system turned read-only) stays open inside HDF5, and the library's own exit
+// handler then crashed closing it again. So the program ends the library itself:
+// take_over_shutdown() first thing in main, shutdown() last; shutdown() leaves the library
+// alone once a close has failed (the files that closed are complete; the failed one cannot
+// be saved by a second try).
+herr_t close_file(hid_t fid); // H5Fclose, remembering a failure
+void take_over_shutdown();
+void shutdown();
+
 // Owns an HDF5 id; the destructor closes it without checking (error paths, where a second
 // failure cannot make things worse). close() closes it with the result checked.
 class Id {
