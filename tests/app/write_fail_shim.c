@@ -23,12 +23,12 @@ static int fails_now(int fd) {
     return ++calls > (after ? atol(after) : 20);
 }
 
-#define SHIM(name, ...)                                                                     \
-    static ssize_t (*real)(int, __VA_ARGS__);                                               \
-    if (!real) real = (ssize_t(*)(int, __VA_ARGS__))dlsym(RTLD_NEXT, name);                 \
-    if (fails_now(fd)) {                                                                    \
-        errno = ENOSPC;                                                                     \
-        return -1;                                                                          \
+#define SHIM(name, ...)                                                                            \
+    static ssize_t (*real)(int, __VA_ARGS__);                                                      \
+    if (!real) real = (ssize_t(*)(int, __VA_ARGS__))dlsym(RTLD_NEXT, name);                        \
+    if (fails_now(fd)) {                                                                           \
+        errno = ENOSPC;                                                                            \
+        return -1;                                                                                 \
     }
 
 ssize_t write(int fd, const void* b, size_t n) {
