@@ -30,6 +30,27 @@ void error(const std::string& what) {
     if (rank_of_world() == 0) fmt::print(stderr, "squall: error: {}\n", what);
 }
 
+// The environment variables squall reads, for `squall --help` (docs/runtime.md, scaling.md).
+constexpr const char* environment_help = R"(Environment:
+  OMP_NUM_THREADS              OpenMP threads per rank (--threads overrides)
+  SQUALL_PROFILE=1             time every kernel per step (as --profile)
+  SQUALL_CAPTURE='advec*,...'  capture matching GPU kernel launches for squall tune
+  SQUALL_CAPTURE_DIR           where captures go (default: captures/)
+  SQUALL_CAPTURE_SKIP, _MAX_MB launches to skip before capturing; a capture's size limit
+  SQUALL_WISDOM_USER_DIR       the user's wisdom directory (default: XDG data dir)
+  SQUALL_WISDOM_PATH=a:b       more wisdom directories to search
+  SQUALL_WISDOM_PROJECT_DIR    the project's wisdom directory (default: wisdom/)
+  SQUALL_WISDOM_DEVICE         select wisdom as if on this device
+  SQUALL_CACHE_DIR             compiled-kernel cache (default: XDG cache dir)
+  SQUALL_COMPILE_PROCESSES=N   squall tune compiles in N worker processes
+  SQUALL_GPU_TRANSPORT         nccl, ipc, staged or auto (several GPUs)
+  SQUALL_GPU_DIRECT=0          under auto: through host memory and MPI
+  SQUALL_NCCL_LIB, NCCL_ROOT   where to find libnccl.so.2
+  SQUALL_CUDA_DRIVER           the CUDA driver library to load
+  SQUALL_LOG_LEVEL             debug, info, warn or error
+Exit status: 0 done, 1 an error in the input or the run, 2 a usage error,
+128 + signal after a stop by a signal (docs/output.md).)";
+
 // Exit statuses (docs/output.md, "Exit status"): 0 done, 1 an error in the input or the run
 // (the message says which), 2 a usage error, 128 + signal after a stop by a signal.
 constexpr int exit_error = 1, exit_usage = 2;
@@ -57,6 +78,9 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     CLI::App app{"squall: LES/DNS of the atmospheric boundary layer"};
     app.require_subcommand(1);
+    app.footer(environment_help);
+    // Every option's help shows its default.
+    app.option_defaults()->always_capture_default();
     app.set_version_flag("--version", fmt::format("squall {} (git {})", SQUALL_VERSION,
                                                   squall::rt::squall_git_revision()));
 
