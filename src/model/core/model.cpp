@@ -369,8 +369,10 @@ void Model<T>::print_status(double wall_per_step, double eta) {
     if (decomp_.rank != 0) return;
     fmt::print(
         "step {:7d}  time {:11.4f}  dt {:9.3e}  cfl {:6.3f}  dn {:6.3f}  div {:9.2e}  ke {:10.4e}"
-        "  {:7.3f} s/step  eta {:8.1f} s\n",
-        nstep_, time(), dt(), dg.cfl, dg.dn, dg.div, dg.ke, wall_per_step, eta);
+        "  {:7.3f} s/step  eta {:>8} s\n",
+        nstep_, time(), dt(), dg.cfl, dg.dn, dg.div, dg.ke, wall_per_step,
+        // No step timed yet (the first line): no estimate rather than 0.
+        wall_per_step > 0 ? fmt::format("{:.1f}", eta) : std::string("-"));
     std::fflush(stdout);
     if (dg.stable_limit_columns > 0) {
         const double z1 = g_.z[g_.d.kstart];
