@@ -18,7 +18,7 @@ bash "$here/step_timing.sh" "$squall" "$case_file" "$precision" 50 "$tmp/separat
     --set model.tendencies=separate || exit 1
 SQUALL_WISDOM_USER_DIR="$user" "$squall" tune --case "$case_file" \
     --set model.precision="$precision" --set model.tendencies=fused --only 'tend_*,strain_evisc_*' \
-    --time "$seconds" --from-default --out "$user" 2>&1 | grep -v "^\[squall info\] wisdom for"
+    --time "$seconds" --from-default --out "$user" 2>&1 | grep -v "^squall: info: wisdom for"
 SQUALL_WISDOM_USER_DIR="$user" bash "$here/step_timing.sh" "$squall" "$case_file" \
     "$precision" 50 "$tmp/fused.json" --set model.tendencies=fused || exit 1
 separate=$(sps "$tmp/separate.json") fused=$(sps "$tmp/fused.json")

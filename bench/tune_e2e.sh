@@ -35,7 +35,7 @@ stripped=$(step stripped SQUALL_WISDOM_PROJECT_DIR="$tmp/project" SQUALL_WISDOM_
 t0=$SECONDS
 SQUALL_WISDOM_PROJECT_DIR="$tmp/project" SQUALL_WISDOM_USER_DIR="$tmp/user" \
     "$squall" tune --case "$case_file" --set model.precision="$precision" --time "$budget" "$@" \
-    2>&1 | grep -v "^\[squall info\] wisdom for" | tee "$tmp/tune.log"
+    2>&1 | grep -v "^squall: info: wisdom for" | tee "$tmp/tune.log"
 tune_s=$((SECONDS - t0))
 # The run with the new records: its log names the file of each record it took.
 SQUALL_WISDOM_PROJECT_DIR="$tmp/project" SQUALL_WISDOM_USER_DIR="$tmp/user" \

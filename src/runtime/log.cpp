@@ -71,7 +71,8 @@ void log_message(LogLevel level, const std::string& message) {
         sink_storage()(level, message);
         return;
     }
-    std::fprintf(stderr, "[squall %s] %s\n", level_name(level), message.c_str());
+    // The prefix of every squall message: "squall: error: ...", "squall: info: ...".
+    std::fprintf(stderr, "squall: %s: %s\n", level_name(level), message.c_str());
 }
 
 } // namespace squall::rt
