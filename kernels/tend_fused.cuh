@@ -50,6 +50,8 @@ SQ_HD void scalar_stage(T* SQ_RESTRICT st, T* SQ_RESTRICT s_next, int ijk, T s_h
 template <typename T>
 struct TendUVW2i5Smag {
     static constexpr const char* name = "tend_uvw_2i5_smag";
+    // The advection's wall levels (its vertical order drops within 3 levels of the walls);
+    // the diffusion's 1 lies inside them.
     static constexpr Traits traits{
         .wall_levels = max_(AdvecU2i5<T>::traits.wall_levels, DiffUVWSmag<T>::traits.wall_levels),
         .promise_interior = true};
@@ -78,8 +80,6 @@ struct TendUVW2i5Smag {
         d.scalars(SQ_ARG(sponge_kstart), SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
         d.scalar(SQ_ARG(first_stage));
     }
-    // The advection's (its vertical order drops within 3 levels of the walls); the
-    // diffusion's 1 lies inside it.
 
     SQ_HD AdvecU2i5<T> advec_u() const {
         return {ut, u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk, kstart, kend};
