@@ -24,7 +24,16 @@ struct AbsDivergence {
     }
 
     SQ_HD T operator()(int i, int j, int k) const {
-        return abs_(Divergence<T>{u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk}(i, j, k));
+        return abs_(Divergence<T>{.u = u,
+                                  .v = v,
+                                  .w = w,
+                                  .dzi = dzi,
+                                  .rho = rho,
+                                  .rhoh = rhoh,
+                                  .dxi = dxi,
+                                  .dyi = dyi,
+                                  .jj = jj,
+                                  .kk = kk}(i, j, k));
     }
 };
 

@@ -54,15 +54,62 @@ struct DiffUVWSmag {
         T u, v, w;
     };
     SQ_HD DiffUSmag<T> diff_u() const {
-        return {ut,  u,   v,  w,        evisc,    dzi,    dzhi, rho, rhoh,
-                dxi, dyi, nu, ufluxbot, ufluxtop, kstart, kend, jj,  kk};
+        return {.ut = ut,
+                .u = u,
+                .v = v,
+                .w = w,
+                .evisc = evisc,
+                .dzi = dzi,
+                .dzhi = dzhi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
+                .nu = nu,
+                .fluxbot = ufluxbot,
+                .fluxtop = ufluxtop,
+                .kstart = kstart,
+                .kend = kend,
+                .jj = jj,
+                .kk = kk};
     }
     SQ_HD DiffVSmag<T> diff_v() const {
-        return {vt,  u,   v,  w,        evisc,    dzi,    dzhi, rho, rhoh,
-                dxi, dyi, nu, vfluxbot, vfluxtop, kstart, kend, jj,  kk};
+        return {.vt = vt,
+                .u = u,
+                .v = v,
+                .w = w,
+                .evisc = evisc,
+                .dzi = dzi,
+                .dzhi = dzhi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
+                .nu = nu,
+                .fluxbot = vfluxbot,
+                .fluxtop = vfluxtop,
+                .kstart = kstart,
+                .kend = kend,
+                .jj = jj,
+                .kk = kk};
     }
     SQ_HD DiffWSmag<T> diff_w() const {
-        return {wt, u, v, w, evisc, dzi, dzhi, rho, rhoh, dxi, dyi, nu, kstart, kend, jj, kk};
+        return {.wt = wt,
+                .u = u,
+                .v = v,
+                .w = w,
+                .evisc = evisc,
+                .dzi = dzi,
+                .dzhi = dzhi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
+                .nu = nu,
+                .kstart = kstart,
+                .kend = kend,
+                .jj = jj,
+                .kk = kk};
     }
 
     SQ_HD Tendencies value(int i, int j, int k) const {
@@ -117,9 +164,28 @@ struct StrainEviscSmag {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(prandtl_t), SQ_ARG(jj), SQ_ARG(kk));
     }
 
-    SQ_HD Strain2<T> strain() const { return {nullptr, u, v, w, dzi, dzhi, dxi, dyi, jj, kk}; }
+    SQ_HD Strain2<T> strain() const {
+        return {.strain2 = nullptr,
+                .u = u,
+                .v = v,
+                .w = w,
+                .dzi = dzi,
+                .dzhi = dzhi,
+                .dxi = dxi,
+                .dyi = dyi,
+                .jj = jj,
+                .kk = kk};
+    }
     SQ_HD EviscSmag<T> viscosity() const {
-        return {evisc, nullptr, th, g_over_thref, z, mlen2, prandtl_t, jj, kk};
+        return {.evisc = evisc,
+                .strain2 = nullptr,
+                .th = th,
+                .g_over_thref = g_over_thref,
+                .z = z,
+                .mlen2 = mlen2,
+                .prandtl_t = prandtl_t,
+                .jj = jj,
+                .kk = kk};
     }
     SQ_HD T value(int i, int j, int k) const {
         return viscosity().value_of(strain().value(i, j, k), i, j, k);

@@ -82,21 +82,83 @@ struct TendUVW2i5Smag {
     }
 
     SQ_HD AdvecU2i5<T> advec_u() const {
-        return {ut, u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk, kstart, kend};
+        return {.ut = ut,
+                .u = u,
+                .v = v,
+                .w = w,
+                .dzi = dzi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
+                .jj = jj,
+                .kk = kk,
+                .kstart = kstart,
+                .kend = kend};
     }
     SQ_HD AdvecV2i5<T> advec_v() const {
-        return {vt, u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk, kstart, kend};
+        return {.vt = vt,
+                .u = u,
+                .v = v,
+                .w = w,
+                .dzi = dzi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
+                .jj = jj,
+                .kk = kk,
+                .kstart = kstart,
+                .kend = kend};
     }
     SQ_HD AdvecW2i5Buoy<T> advec_w() const {
-        return {wt,           u,     v,  w,  th,     dzhi, rho, rhoh, dxi, dyi,
-                g_over_thref, thref, jj, kk, kstart, kend};
+        return {.wt = wt,
+                .u = u,
+                .v = v,
+                .w = w,
+                .th = th,
+                .dzhi = dzhi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
+                .g_over_thref = g_over_thref,
+                .thref = thref,
+                .jj = jj,
+                .kk = kk,
+                .kstart = kstart,
+                .kend = kend};
     }
     SQ_HD DiffUVWSmag<T> diffusion() const {
-        return {ut,  vt,  wt, u,        v,        w,        evisc,    dzi,    dzhi, rho, rhoh,
-                dxi, dyi, nu, ufluxbot, ufluxtop, vfluxbot, vfluxtop, kstart, kend, jj,  kk};
+        return {.ut = ut,
+                .vt = vt,
+                .wt = wt,
+                .u = u,
+                .v = v,
+                .w = w,
+                .evisc = evisc,
+                .dzi = dzi,
+                .dzhi = dzhi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
+                .nu = nu,
+                .ufluxbot = ufluxbot,
+                .ufluxtop = ufluxtop,
+                .vfluxbot = vfluxbot,
+                .vfluxtop = vfluxtop,
+                .kstart = kstart,
+                .kend = kend,
+                .jj = jj,
+                .kk = kk};
     }
-    SQ_HD Sponge<T> sponge_u() const { return {ut, u, uref, sponge_coef, jj, kk}; }
-    SQ_HD Sponge<T> sponge_v() const { return {vt, v, vref, sponge_coef, jj, kk}; }
+    SQ_HD Sponge<T> sponge_u() const {
+        return {.at = ut, .a = u, .aref = uref, .coef = sponge_coef, .jj = jj, .kk = kk};
+    }
+    SQ_HD Sponge<T> sponge_v() const {
+        return {.at = vt, .a = v, .aref = vref, .coef = sponge_coef, .jj = jj, .kk = kk};
+    }
     SQ_HD bool damped(int k) const { return sponge_coef && k >= sponge_kstart; }
 
     // The planes traversal's inputs: u, v, w (each the union of what the four kernels read
@@ -209,13 +271,43 @@ struct TendS2i5Smag {
     }
 
     SQ_HD AdvecS2i5<T> advec() const {
-        return {st, s, u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk, kstart, kend};
+        return {.st = st,
+                .s = s,
+                .u = u,
+                .v = v,
+                .w = w,
+                .dzi = dzi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
+                .jj = jj,
+                .kk = kk,
+                .kstart = kstart,
+                .kend = kend};
     }
     SQ_HD DiffCSmag<T> diffusion() const {
-        return {st,    s,       evisc,   dzi,    dzhi, rho, rhoh, dxi, dyi, prandtl_t_inv,
-                kappa, fluxbot, fluxtop, kstart, kend, jj,  kk};
+        return {.st = st,
+                .s = s,
+                .evisc = evisc,
+                .dzi = dzi,
+                .dzhi = dzhi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
+                .prandtl_t_inv = prandtl_t_inv,
+                .kappa = kappa,
+                .fluxbot = fluxbot,
+                .fluxtop = fluxtop,
+                .kstart = kstart,
+                .kend = kend,
+                .jj = jj,
+                .kk = kk};
     }
-    SQ_HD Sponge<T> sponge() const { return {st, s, sref, sponge_coef, jj, kk}; }
+    SQ_HD Sponge<T> sponge() const {
+        return {.at = st, .a = s, .aref = sref, .coef = sponge_coef, .jj = jj, .kk = kk};
+    }
     SQ_HD bool damped(int k) const { return sponge_coef && k >= sponge_kstart; }
 
     // The planes traversal's inputs: AdvecS2i5's (s, u, v, w; DiffCSmag's reads of s lie
@@ -288,13 +380,75 @@ struct TendUVW2Const {
         Tendencies advec, diff;
     };
     SQ_HD Terms value(int i, int j, int k) const {
-        const AdvecU2<T> advec_u{ut, u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk};
-        const AdvecV2<T> advec_v{vt, u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk};
-        const AdvecW2Buoy<T> advec_w{wt,           u,     v,  w, th, dzhi, rho, rhoh, dxi, dyi,
-                                     g_over_thref, thref, jj, kk};
-        const DiffU2<T> diff_u{ut, u, dzi, dzhi, rho, rhoh, dxi, dyi, nu, jj, kk};
-        const DiffV2<T> diff_v{vt, v, dzi, dzhi, rho, rhoh, dxi, dyi, nu, jj, kk};
-        const DiffW2<T> diff_w{wt, w, dzi, dzhi, rho, rhoh, dxi, dyi, nu, jj, kk};
+        const AdvecU2<T> advec_u{.ut = ut,
+                                 .u = u,
+                                 .v = v,
+                                 .w = w,
+                                 .dzi = dzi,
+                                 .rho = rho,
+                                 .rhoh = rhoh,
+                                 .dxi = dxi,
+                                 .dyi = dyi,
+                                 .jj = jj,
+                                 .kk = kk};
+        const AdvecV2<T> advec_v{.vt = vt,
+                                 .u = u,
+                                 .v = v,
+                                 .w = w,
+                                 .dzi = dzi,
+                                 .rho = rho,
+                                 .rhoh = rhoh,
+                                 .dxi = dxi,
+                                 .dyi = dyi,
+                                 .jj = jj,
+                                 .kk = kk};
+        const AdvecW2Buoy<T> advec_w{.wt = wt,
+                                     .u = u,
+                                     .v = v,
+                                     .w = w,
+                                     .th = th,
+                                     .dzhi = dzhi,
+                                     .rho = rho,
+                                     .rhoh = rhoh,
+                                     .dxi = dxi,
+                                     .dyi = dyi,
+                                     .g_over_thref = g_over_thref,
+                                     .thref = thref,
+                                     .jj = jj,
+                                     .kk = kk};
+        const DiffU2<T> diff_u{.at = ut,
+                               .a = u,
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = dxi,
+                               .dyi = dyi,
+                               .K = nu,
+                               .jj = jj,
+                               .kk = kk};
+        const DiffV2<T> diff_v{.at = vt,
+                               .a = v,
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = dxi,
+                               .dyi = dyi,
+                               .K = nu,
+                               .jj = jj,
+                               .kk = kk};
+        const DiffW2<T> diff_w{.at = wt,
+                               .a = w,
+                               .dzi = dzi,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = dxi,
+                               .dyi = dyi,
+                               .K = nu,
+                               .jj = jj,
+                               .kk = kk};
         const bool on_w = k > kstart;
         return {
             {advec_u.value(i, j, k), advec_v.value(i, j, k), on_w ? advec_w.value(i, j, k) : T(0)},
@@ -337,8 +491,29 @@ struct TendS2Const {
         T advec, diff;
     };
     SQ_HD Terms value(int i, int j, int k) const {
-        const AdvecS2<T> advec{st, s, u, v, w, dzi, rho, rhoh, dxi, dyi, jj, kk};
-        const DiffC2<T> diff{st, s, dzi, dzhi, rho, rhoh, dxi, dyi, kappa, jj, kk};
+        const AdvecS2<T> advec{.st = st,
+                               .s = s,
+                               .u = u,
+                               .v = v,
+                               .w = w,
+                               .dzi = dzi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = dxi,
+                               .dyi = dyi,
+                               .jj = jj,
+                               .kk = kk};
+        const DiffC2<T> diff{.at = st,
+                             .a = s,
+                             .dzi = dzi,
+                             .dzhi = dzhi,
+                             .rho = rho,
+                             .rhoh = rhoh,
+                             .dxi = dxi,
+                             .dyi = dyi,
+                             .K = kappa,
+                             .jj = jj,
+                             .kk = kk};
         return {advec.value(i, j, k), diff.value(i, j, k)};
     }
     SQ_HD void store(int i, int j, int k, const Terms& val) const {

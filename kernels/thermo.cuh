@@ -72,9 +72,24 @@ struct AdvecW2i5Buoy {
     }
 
     SQ_HD AdvecW2i5<T> advec() const {
-        return {wt, u, v, w, dzhi, rho, rhoh, dxi, dyi, jj, kk, kstart, kend};
+        return {.wt = wt,
+                .u = u,
+                .v = v,
+                .w = w,
+                .dzhi = dzhi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
+                .jj = jj,
+                .kk = kk,
+                .kstart = kstart,
+                .kend = kend};
     }
-    SQ_HD BuoyancyTh<T> buoyancy() const { return {wt, th, g_over_thref, thref, jj, kk}; }
+    SQ_HD BuoyancyTh<T> buoyancy() const {
+        return {
+            .wt = wt, .th = th, .g_over_thref = g_over_thref, .thref = thref, .jj = jj, .kk = kk};
+    }
     SQ_HD T value(int i, int j, int k) const {
         return advec().value(i, j, k) + buoyancy().value(i, j, k);
     }
@@ -115,8 +130,19 @@ struct AdvecW2Buoy {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const AdvecW2<T> advec{wt, u, v, w, dzhi, rho, rhoh, dxi, dyi, jj, kk};
-        const BuoyancyTh<T> buoyancy{wt, th, g_over_thref, thref, jj, kk};
+        const AdvecW2<T> advec{.wt = wt,
+                               .u = u,
+                               .v = v,
+                               .w = w,
+                               .dzhi = dzhi,
+                               .rho = rho,
+                               .rhoh = rhoh,
+                               .dxi = dxi,
+                               .dyi = dyi,
+                               .jj = jj,
+                               .kk = kk};
+        const BuoyancyTh<T> buoyancy{
+            .wt = wt, .th = th, .g_over_thref = g_over_thref, .thref = thref, .jj = jj, .kk = kk};
         return advec.value(i, j, k) + buoyancy.value(i, j, k);
     }
     SQ_HD void store(int i, int j, int k, T val) const { wt[index3(i, j, k, jj, kk)] += val; }

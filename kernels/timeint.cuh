@@ -67,7 +67,18 @@ struct PresOutRk {
                   SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(drop_tendencies));
     }
 
-    SQ_HD PresOut<T> pres_out() const { return {ut, vt, wt, p, dzhi, dxi, dyi, kstart, jj, kk}; }
+    SQ_HD PresOut<T> pres_out() const {
+        return {.ut = ut,
+                .vt = vt,
+                .wt = wt,
+                .p = p,
+                .dzhi = dzhi,
+                .dxi = dxi,
+                .dyi = dyi,
+                .kstart = kstart,
+                .jj = jj,
+                .kk = kk};
+    }
 
     SQ_HD void operator()(int i, int j, int k) const {
         const PresOut<T> po = pres_out();

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Kernel structs are built with designated initialisers only.
 
-The kernel structs are the `template <typename T...> struct Name {` of kernels/*.cuh (and
-the `using Name = Kernel<...>` aliases there). Many of their members share a type (u, v
+The kernel structs are the `template <typename T...> struct Name {` of kernels/*.cuh that
+name themselves (`static constexpr const char* name`), and the `using Name = Kernel<...>`
+aliases there; helper value structs (FmPhiM, ThomasSystem) are not kernels. Many of their members share a type (u, v
 and w are all `const T*`), so a positional initialiser such as `sq::AdvecU2i5<T>{ut, v, u,
 w}` compiles with two of them swapped; `{.ut = ut, .u = u, ...}` does not. This script
-scans the C++ sources of src/, tests/ and bench/ and fails, naming file:line, on every
+scans the C++ sources of kernels/, src/, tests/ and bench/ and fails, naming file:line, on every
 brace initialiser of a kernel struct that is neither empty nor designated:
 
     sq::Name<T>{...}   Name<float>{...}   sq::Name<T> k{...}   sq::Name<T> k = {...}
@@ -24,7 +25,7 @@ import pathlib
 import re
 import sys
 
-SCANNED = ("src", "tests", "bench")
+SCANNED = ("kernels", "src", "tests", "bench")
 SUFFIXES = {".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh"}
 
 
@@ -80,7 +81,11 @@ def kernel_names(root):
     for path in sorted((root / "kernels").glob("*.cuh")):
         text = strip_comments_and_strings(path.read_text())
         kernel = r"^template\s*<\s*typename\s+T\b[^>]*>\s*struct\s+(\w+)\s*(?::[^;{]*)?\{"
-        names.update(re.findall(kernel, text, re.M))
+        for m in re.finditer(kernel, text, re.M):
+            # A kernel names itself; helper value structs (FmPhiM, ThomasSystem) do not.
+            body = text[m.end() : text.find("\n};", m.end())]
+            if re.search(r"static\s+constexpr\s+const\s+char\s*\*\s*name\b", body):
+                names.add(m.group(1))
         # At namespace scope only (unindented): those in a struct's body are its own.
         aliases += re.findall(r"^using\s+(\w+)\s*=\s*(?:\w+::)*(\w+)\s*<", text, re.M)
     names.update(alias for alias, target in aliases if target in names)
@@ -154,6 +159,8 @@ def check_file(text, names):
             continue
         if re.search(r"\b(struct|class)\s+\w+[^;{}()]*[^:]:(?!:)[^;{}()]*$", before):
             continue  # a base class: the brace opens the derived struct's body
+        if re.search(r"\b(struct|class)\s*$", before):
+            continue  # the struct's own definition (kernels/)
         i = skip_space(text, m.end())
         if i < len(text) and text[i] == "<":
             i = skip_balanced(text, i, "<", ">")
