@@ -3,11 +3,12 @@
 
 The kernel structs are the `template <typename T...> struct Name {` of kernels/*.cuh that
 name themselves (`static constexpr const char* name`), and the `using Name = Kernel<...>`
-aliases there; helper value structs (FmPhiM, ThomasSystem) are not kernels. Many of their members share a type (u, v
-and w are all `const T*`), so a positional initialiser such as `sq::AdvecU2i5<T>{ut, v, u,
-w}` compiles with two of them swapped; `{.ut = ut, .u = u, ...}` does not. This script
-scans the C++ sources of kernels/, src/, tests/ and bench/ and fails, naming file:line, on every
-brace initialiser of a kernel struct that is neither empty nor designated:
+aliases there; helper value structs (FmPhiM, ThomasSystem) are not kernels. Many of their
+members share a type (u, v and w are all `const T*`), so a positional initialiser such as
+`sq::AdvecU2i5<T>{ut, v, u, w}` compiles with two of them swapped; `{.ut = ut, .u = u,
+...}` does not. This script scans the C++ sources of kernels/, src/, tests/ and bench/ and
+fails, naming file:line, on every brace initialiser of a kernel struct that is neither
+empty nor designated:
 
     sq::Name<T>{...}   Name<float>{...}   sq::Name<T> k{...}   sq::Name<T> k = {...}
     sq::Name<T>(...)   (C++20 parenthesised aggregate initialisation)
