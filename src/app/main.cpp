@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <mpi.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -62,8 +64,13 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** 
     std::string what = e.what();
     // `squall frobnicate`: CLI11 says only that a subcommand is required.
     const std::string first = argc > 1 ? argv[1] : "";
-    if (!first.empty() && first[0] != '-' && first != "run" && first != "check" && first != "tune")
-        what = fmt::format("unknown command '{}'; the commands are run, check and tune", first);
+    std::vector<std::string> commands;
+    for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; }))
+        commands.push_back(c->get_name());
+    if (!first.empty() && first[0] != '-' &&
+        std::find(commands.begin(), commands.end(), first) == commands.end())
+        what = fmt::format("unknown command '{}'; the commands are {}", first,
+                           fmt::join(commands, ", "));
     error(what + " (squall --help shows the usage)");
     return exit_usage;
 }

@@ -10,13 +10,13 @@
 #include "kernels/diff_fused.cuh"
 #include "kernels/forcing.cuh"
 #include "kernels/halo.cuh"
+#include "kernels/kernel.cuh"
 #include "kernels/pressure.cuh"
 #include "kernels/surface.cuh"
 #include "kernels/tend_fused.cuh"
 #include "kernels/thermo.cuh"
 #include "kernels/timeint.cuh"
 
-#include <concepts>
 #include <type_traits>
 
 namespace squall::testing {
@@ -30,18 +30,15 @@ using AllKernels = decltype(sq::AdvecKernels{} + sq::BoundaryKernels{} + sq::Dia
                             sq::HaloKernels{} + sq::PressureKernels{} + sq::SurfaceKernels{} +
                             sq::TendFusedKernels{} + sq::ThermoKernels{} + sq::TimeintKernels{});
 
-// The forms: operator()(i, j, k) returning void (3-D), operator()(i, j) (per column), or
-// returning the point's value (a reduction: max, or sum where its traits say summed).
+// The forms of the kernel contract (kernels/kernel.cuh): operator()(i, j, k) returning void
+// (3-D), operator()(i, j) (per column), or returning the point's value (a reduction: max,
+// or sum where its traits say summed).
 template <class F>
-concept PointKernel = requires(const F& f) {
-    { f(0, 0, 0) } -> std::same_as<void>;
-};
+concept Reduction = sq::contract::Reduction<F>;
 template <class F>
-concept ColumnKernel = requires(const F& f) {
-    f(0, 0);
-};
+concept PointKernel = sq::contract::PointForm<F> && !Reduction<F>;
 template <class F>
-concept Reduction = !PointKernel<F> && !ColumnKernel<F>;
+concept ColumnKernel = sq::contract::ColumnForm<F>;
 // Whether F is one of the list's kernels (in either precision).
 template <class F, template <class> class... K>
 constexpr bool in_list(KernelList<K...>) {

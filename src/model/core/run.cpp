@@ -14,6 +14,7 @@
 #include "model/core/gpu_session.h"
 #include "model/core/model.h"
 #include "model/core/stop_signal.h"
+#include "model/io/checkpoint.h"
 
 namespace squall {
 
@@ -70,24 +71,25 @@ bool choose_backend(Config& cfg, const Decomposition& decomp, int rank) {
 // output.dir (statistics, cross-sections, 3-D fields, checkpoints) and the plot command.
 void print_written_files(const Config& cfg) {
     namespace fs = std::filesystem;
+    const std::vector<std::string> checkpoints = io::list_checkpoints(cfg.output_dir, cfg.name);
     std::vector<std::string> files;
-    long checkpoints = 0, field_files = 0;
+    long field_files = 0;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(cfg.output_dir, ec)) {
         const std::string n = e.path().filename().string();
-        if (n.rfind(cfg.name + ".", 0) != 0 || e.path().extension() != ".h5") continue;
-        if (n.rfind(cfg.name + ".chk.", 0) == 0)
-            ++checkpoints;
-        else if (n.rfind(cfg.name + ".fields.", 0) == 0)
+        const bool of_case = n.rfind(cfg.name + ".", 0) == 0 && e.path().extension() == ".h5";
+        if (n.rfind(cfg.name + ".fields.", 0) == 0)
             ++field_files;
-        else
+        else if ((of_case || n == cfg.stats_file) &&
+                 std::find(checkpoints.begin(), checkpoints.end(), e.path().string()) ==
+                     checkpoints.end())
             files.push_back(n);
     }
     std::sort(files.begin(), files.end());
     if (field_files)
         files.push_back(fmt::format("{} 3-D field file(s) {}.fields.*.h5", field_files, cfg.name));
-    if (checkpoints)
-        files.push_back(fmt::format("{} checkpoint(s) {}.chk.*.h5", checkpoints, cfg.name));
+    if (!checkpoints.empty())
+        files.push_back(fmt::format("{} checkpoint(s) {}.chk.*.h5", checkpoints.size(), cfg.name));
     if (files.empty()) return;
     fmt::print("squall: wrote in {}: {}\n", cfg.output_dir, fmt::join(files, ", "));
     const fs::path stats = fs::path(cfg.output_dir) / cfg.stats_file;
