@@ -132,6 +132,38 @@ SQ_HD T zeta_stable_max(T z1, T z0m) {
     return A / (T(2) * B);
 }
 
+// The root of g on the bracket [a, b] (ga = g(a) <= 0 <= gb = g(b)) by the Illinois variant
+// of regula falsi: always bracketed, superlinear. Stops at |g| <= tol_g or when the bracket
+// is narrower than tol relative to the root.
+template <typename T, class G>
+SQ_HD T refine_root(const G& g, T a, T b, T ga, T gb, T tol, T tol_g) {
+    T x = a;
+    int side = 0; // which end was kept last time (Illinois halving)
+    for (int it = 0; it < 200; ++it) {
+        x = (a * gb - b * ga) / (gb - ga);
+        if (!(x > a && x < b)) x = T(0.5) * (a + b); // degenerate: bisect
+        const T gx = g(x);
+        if (abs_(gx) <= tol_g || b - a <= tol * abs_(x)) break;
+        if (gx < T(0)) {
+            a = x;
+            ga = gx;
+            if (side == -1) gb *= T(0.5);
+            side = -1;
+        } else {
+            b = x;
+            gb = gx;
+            if (side == 1) ga *= T(0.5);
+            side = 1;
+        }
+    }
+    return x;
+}
+
+template <typename T>
+SQ_HD constexpr T root_tolerance() {
+    return sizeof(T) == 4 ? T(1e-6) : T(1e-13);
+}
+
 // U: wind speed at z1 (already limited by umin); b0: surface buoyancy flux (m2/s3).
 template <typename T>
 SQ_HD ObukResult<T> solve_obukhov_bracketed(T U, T b0, T z1, T z0m) {
@@ -145,7 +177,6 @@ SQ_HD ObukResult<T> solve_obukhov_bracketed(T U, T b0, T z1, T z0m) {
         return r;
     }
     const T rb = -z1 * kap * b0 / (U * U * U);
-    const T tol = sizeof(T) == 4 ? T(1e-6) : T(1e-13);
     T a, b; // bracket, G(a) <= 0 <= G(b)
     if (rb < T(0)) {
         a = rb / (f0 * f0 * f0);
@@ -161,29 +192,56 @@ SQ_HD ObukResult<T> solve_obukhov_bracketed(T U, T b0, T z1, T z0m) {
         b = zmax;
     }
     // At zeta = 0 (one end of either bracket) G is 0 - Rb exactly (0 * f^3 = +0).
-    T ga = a == T(0) ? T(0) - rb : most_g(a, log_z, z1, z0m, rb);
-    T gb = b == T(0) ? T(0) - rb : most_g(b, log_z, z1, z0m, rb);
-    T zeta = a;
-    int side = 0; // which end was kept last time (Illinois halving)
-    for (int it = 0; it < 200; ++it) {
-        zeta = (a * gb - b * ga) / (gb - ga);
-        if (!(zeta > a && zeta < b)) zeta = T(0.5) * (a + b); // degenerate: bisect
-        const T g = most_g(zeta, log_z, z1, z0m, rb);
-        if (abs_(g) <= tol * abs_(rb) || b - a <= tol * abs_(zeta)) break;
-        if (g < T(0)) {
-            a = zeta;
-            ga = g;
-            if (side == -1) gb *= T(0.5);
-            side = -1;
-        } else {
-            b = zeta;
-            gb = g;
-            if (side == 1) ga *= T(0.5);
-            side = 1;
-        }
-    }
+    const T ga = a == T(0) ? T(0) - rb : most_g(a, log_z, z1, z0m, rb);
+    const T gb = b == T(0) ? T(0) - rb : most_g(b, log_z, z1, z0m, rb);
+    const T tol = root_tolerance<T>();
+    const T zeta = refine_root([&](T x) { return most_g(x, log_z, z1, z0m, rb); }, a, b, ga, gb,
+                               tol, tol * abs_(rb));
     r.obuk_inv = zeta / z1;
     r.ustar = U * fm_log(log_z, z1, z0m, r.obuk_inv);
+    return r;
+}
+
+// --- prescribed surface value ---------------------------------------------------------------
+// With the surface scalar s0 given instead of its flux, the bulk relations
+//   u* = U fm,  flux = -u* fh (s1 - s0),  1/L = -kappa g_over_thref flux / u*^3
+// give, with Dm = kappa/fm and Dh = kappa/fh, an equation for zeta = z1/L alone:
+//   G(zeta) = zeta Dh(zeta) / Dm(zeta)^2 - Rib = 0,  Rib = z1 g_over_thref (s1 - s0) / U^2.
+// G(0) = -Rib, and zeta Dh/Dm^2 is unbounded on both sides (stable: Dh grows like zeta^2,
+// Dm like zeta; unstable: Dm and Dh fall like |zeta|^(-1/3)), so every Rib has a root: no
+// stable limit as with a prescribed flux. The bracket grows from the neutral estimate
+// zeta = Rib ln(z1/z0m)^2 / ln(z1/z0h) until G changes sign.
+template <typename T>
+struct BulkResult {
+    T ustar, obuk_inv, flux;
+};
+
+template <typename T>
+SQ_HD BulkResult<T> solve_bulk(T U, T ds, T g_over_thref, T z1, T z0m, T z0h) {
+    const T log_m = log_(z1 / z0m), log_h = log_(z1 / z0h), rm = z0m / z1, rh = z0h / z1;
+    const T rib = z1 * g_over_thref * ds / (U * U);
+    auto dm = [&](T zeta) { return log_m - psi_m(zeta) + psi_m(rm * zeta); };
+    auto dh = [&](T zeta) { return log_h - psi_h(zeta) + psi_h(rh * zeta); };
+    T zeta = T(0);
+    if (rib != T(0)) {
+        // G is negative below the root and positive above it; keep the bracket ordered.
+        auto g = [&](T x) {
+            const T m = dm(x);
+            return x * dh(x) / (m * m) - rib;
+        };
+        T far = rib * log_m * log_m / log_h, gfar = g(far);
+        for (int it = 0; it < 64 && (rib > T(0) ? gfar < T(0) : gfar > T(0)); ++it) {
+            far *= T(2);
+            gfar = g(far);
+        }
+        const T tol = root_tolerance<T>();
+        zeta = rib > T(0) ? refine_root(g, T(0), far, -rib, gfar, tol, tol * abs_(rib))
+                          : refine_root(g, far, T(0), gfar, -rib, tol, tol * abs_(rib));
+    }
+    BulkResult<T> r;
+    r.ustar = U * kappa_vk<T>() / dm(zeta);
+    r.flux = -r.ustar * kappa_vk<T>() / dh(zeta) * ds;
+    r.obuk_inv = zeta / z1;
     return r;
 }
 
@@ -291,6 +349,44 @@ struct SurfaceMost {
     }
 };
 
+// The same with the surface value s0 of the scalar prescribed instead of its flux
+// (most::solve_bulk): writes the flux too, which the scalar's wall gradient (SurfaceScalar)
+// and diffusion then use as with a prescribed one. Same columns as SurfaceMost.
+template <typename T>
+struct SurfaceMostValue {
+    T* ustar;           // writes
+    T* obuk_inv;        // writes
+    T* sfluxbot;        // writes
+    const T *u, *v, *s; // 3-D
+    T s0;               // surface value of the scalar
+    T g_over_thref;
+    T ubot, vbot;
+    T z1, z0m, z0h;
+    T umin;
+    int kstart;
+    int jj, kk;
+    // The one declaration of the members (kernels/declare.cuh).
+    template <class D>
+    SQ_HD constexpr void declare(D& d) const {
+        d.plane(SQ_ARG(ustar), sq::Use::out).plane(SQ_ARG(obuk_inv), sq::Use::out);
+        d.plane(SQ_ARG(sfluxbot), sq::Use::out).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(s));
+        d.scalars(SQ_ARG(s0), SQ_ARG(g_over_thref), SQ_ARG(ubot), SQ_ARG(vbot), SQ_ARG(z1),
+                  SQ_ARG(z0m), SQ_ARG(z0h), SQ_ARG(umin), SQ_ARG(kstart), SQ_ARG(jj), SQ_ARG(kk));
+    }
+    static constexpr const char* name = "surface_most_value";
+    SQ_HD void operator()(int i, int j) const {
+        const int ij = i + j * jj;
+        const int ijk = ij + kstart * kk;
+        const T du = interp2(u[ijk], u[ijk + 1]) - ubot;
+        const T dv = interp2(v[ijk], v[ijk + jj]) - vbot;
+        const T U = max_(sqrt_(du * du + dv * dv), umin);
+        const most::BulkResult<T> r = most::solve_bulk(U, s[ijk] - s0, g_over_thref, z1, z0m, z0h);
+        ustar[ij] = r.ustar;
+        obuk_inv[ij] = r.obuk_inv;
+        sfluxbot[ij] = r.flux;
+    }
+};
+
 // 1 for a column whose stable Obukhov solve had no root and returned zeta* (strong
 // cooling, weak wind), else 0: summed over the interior, it tells the user how many
 // columns run at the limit. A 2-D reduction over the range's k = 0 level.
@@ -386,7 +482,7 @@ struct SurfaceScalar {
 };
 
 // Every kernel of this header (tests and benchmarks iterate over them).
-using SurfaceKernels =
-    KernelList<SurfaceMost, SurfaceStableLimit, SurfaceMomentumFlux, SurfaceScalar>;
+using SurfaceKernels = KernelList<SurfaceMost, SurfaceMostValue, SurfaceStableLimit,
+                                  SurfaceMomentumFlux, SurfaceScalar>;
 
 } // namespace sq

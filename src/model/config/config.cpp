@@ -29,13 +29,14 @@ const std::vector<SectionKeys>& schema_sections() {
         {"thermo", {"type", "thref", "gravity"}},
         {"boundary",
          {"mom_bot", "mom_top", "u_bot", "u_top", "v_bot", "v_top", "scalar_bot",
-          "scalar_bot_value", "scalar_top", "scalar_top_value", "surface_model", "z0m", "z0h"}},
+          "scalar_bot_value", "scalar_bot_rate", "scalar_top", "scalar_top_value", "surface_model",
+          "z0m", "z0h"}},
         {"sponge", {"enabled", "zstart", "sigma", "beta"}},
         {"coriolis", {"f", "ug", "vg"}},
         {"forcing", {"z", "th_tendency"}},
         {"init",
-         {"type", "th0", "lapse_rate", "mixed_layer_height", "perturb_amplitude", "perturb_height",
-          "seed", "u0", "v0"}},
+         {"type", "th0", "lapse_rate", "mixed_layer_height", "perturb_amplitude",
+          "perturb_velocity", "perturb_height", "seed", "u0", "v0", "profiles"}},
         {"time", {"rk", "endtime", "dt", "dtmax", "adaptive", "max_steps", "walltime_limit"}},
         {"output",
          {"status_every", "stats_every", "dir", "stats_file", "checkpoint_every", "checkpoint_wall",
@@ -274,6 +275,7 @@ void read_sections(CaseReader& r, Config& c) {
     bc.real("v_top", b.v_top);
     bc.choice("scalar_bot", b.s_bot, scalar_bc_names);
     bc.real("scalar_bot_value", b.s_bot_value);
+    const bool rate_given = bc.real("scalar_bot_rate", b.s_bot_rate);
     bc.choice("scalar_top", b.s_top, scalar_bc_names);
     bc.real("scalar_top_value", b.s_top_value);
     bc.choice("surface_model", b.surface.enabled, surface_names);
@@ -302,10 +304,20 @@ void read_sections(CaseReader& r, Config& c) {
     init.real("lapse_rate", in.lapse_rate);
     init.real("mixed_layer_height", in.mixed_layer_height, at_least(0));
     init.real("perturb_amplitude", in.perturb_amplitude, at_least(0));
+    init.real("perturb_velocity", in.perturb_velocity, at_least(0));
     init.real("perturb_height", in.perturb_height, at_least(0));
     init.integer("seed", in.seed, at_least(0));
     init.real("u0", in.u0);
     init.real("v0", in.v0);
+    const std::string scalar = c.thermo == ThermoType::buoy ? "b" : "th";
+    if (read_profile_table(r, init, "profiles", {scalar, "u", "v"}, in.profiles)) {
+        if (in.type != InitType::profile)
+            r.fail_key("init.profiles", fmt::format("needs init.type profile, got {}",
+                                                    name_of(init_names, in.type)));
+        if (in.profiles.column(scalar) && c.thermo == ThermoType::none)
+            r.fail_key("init.profiles",
+                       fmt::format("has a {} column but thermo.type is none", scalar));
+    }
 
     Section time = top.child("time", keys_of("time"));
     time.require("endtime");
@@ -389,16 +401,20 @@ void read_sections(CaseReader& r, Config& c) {
                                    name_of(thermo_names, c.thermo), format_real(c.kappa)));
     }
 
+    if (rate_given && b.s_bot_rate != 0 && b.s_bot != ScalarBc::dirichlet)
+        r.fail_key(
+            "boundary.scalar_bot_rate",
+            fmt::format("changes a surface value in time: needs scalar_bot dirichlet, got {}",
+                        name_of(scalar_bc_names, b.s_bot)));
     if (b.surface.enabled) {
         if (c.diff != DiffType::smag2)
             r.fail_key("boundary.surface_model",
                        fmt::format("most requires diffusion.type smag2, got {}",
                                    name_of(diff_names, c.diff)));
-        if (c.thermo != ThermoType::none && b.s_bot != ScalarBc::flux)
+        if (c.thermo != ThermoType::none && b.s_bot == ScalarBc::neumann)
             r.fail_key("boundary.scalar_bot",
-                       fmt::format("surface_model most takes a prescribed surface flux: "
-                                   "scalar_bot must be flux, got {}",
-                                   name_of(scalar_bc_names, b.s_bot)));
+                       "surface_model most takes a surface flux or a surface value: "
+                       "scalar_bot must be flux or dirichlet, got neumann");
         const double z1 = lowest_level(g);
         for (auto [key, z0] : {std::pair{"z0m", b.surface.z0m}, std::pair{"z0h", b.surface.z0h}})
             if (!(z0 < z1))

@@ -3,6 +3,7 @@
 // docs/case-schema.md. Values are validated by load_config(); the model trusts them.
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace squall {
@@ -52,6 +53,10 @@ struct BoundaryConfig {
     double u_bot = 0, u_top = 0, v_bot = 0, v_top = 0; // wall velocities for noslip
     ScalarBc s_bot = ScalarBc::neumann, s_top = ScalarBc::neumann;
     double s_bot_value = 0, s_top_value = 0; // value, gradient or flux
+    // boundary.scalar_bot_rate: a dirichlet bottom value changes as s_bot_value + rate t
+    // (units/s), e.g. a surface cooling rate.
+    double s_bot_rate = 0;
+    double s_bot_at(double t) const { return s_bot_value + s_bot_rate * t; }
     SurfaceConfig surface;
 };
 
@@ -79,15 +84,37 @@ struct ForcingConfig {
     bool enabled() const { return !th_tendency.empty(); }
 };
 
+// A table of profiles by height: a z column and named columns, one value per height,
+// interpolated linearly to the levels and constant beyond the ends (init.profiles).
+struct ProfileTable {
+    std::vector<double> z;
+    std::vector<std::pair<std::string, std::vector<double>>> columns;
+    std::string source; // the CSV file it was read from ("" when given in the case)
+    bool empty() const { return z.empty(); }
+    // The named column, or nullptr.
+    const std::vector<double>* column(const std::string& name) const {
+        for (const auto& [n, c] : columns)
+            if (n == name) return &c;
+        return nullptr;
+    }
+};
+
 struct InitConfig {
     InitType type = InitType::zero;
     double th0 = 300;              // K (or b0 in buoy mode)
     double lapse_rate = 0;         // K/m above the mixed layer
     double mixed_layer_height = 0; // m, constant th below
     double perturb_amplitude = 0;  // random amplitude (velocity and scalar)
+    double perturb_velocity = -1;  // velocity amplitude (-1: perturb_amplitude)
     double perturb_height = 0;     // perturb only z < this (0 = everywhere)
     unsigned long seed = 1;
     double u0 = 0, v0 = 0; // initial uniform wind
+    // init.profiles (type profile): the scalar (named as its statistics: th or b), u and v
+    // by height; a column present replaces th0/lapse_rate, u0 or v0.
+    ProfileTable profiles;
+    double velocity_amplitude() const {
+        return perturb_velocity >= 0 ? perturb_velocity : perturb_amplitude;
+    }
 };
 
 // output.cross: 2-D sections of 3-D fields, sampled every `every` model seconds.

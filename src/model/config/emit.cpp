@@ -110,6 +110,7 @@ std::string emit_resolved(const Config& c) {
     w.real("v_top", b.v_top);
     w.text("scalar_bot", name_of(scalar_bc_names, b.s_bot));
     w.real("scalar_bot_value", b.s_bot_value);
+    w.real("scalar_bot_rate", b.s_bot_rate);
     w.text("scalar_top", name_of(scalar_bc_names, b.s_top));
     w.real("scalar_top_value", b.s_top_value);
     w.text("surface_model", name_of(surface_names, b.surface.enabled));
@@ -142,10 +143,17 @@ std::string emit_resolved(const Config& c) {
     w.real("lapse_rate", in.lapse_rate);
     w.real("mixed_layer_height", in.mixed_layer_height);
     w.real("perturb_amplitude", in.perturb_amplitude);
+    w.real("perturb_velocity", in.velocity_amplitude());
     w.real("perturb_height", in.perturb_height);
     w.integer("seed", in.seed);
     w.real("u0", in.u0);
     w.real("v0", in.v0);
+    if (!in.profiles.empty()) { // inline even when read from a file: the run's full record
+        w.begin("profiles");
+        w.reals("z", in.profiles.z);
+        for (const auto& [name, col] : in.profiles.columns) w.reals(name.c_str(), col);
+        w.end();
+    }
     w.end();
 
     w.begin("time");

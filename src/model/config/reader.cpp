@@ -160,6 +160,11 @@ bool Section::has(const std::string& key) const {
     return bool(value(key));
 }
 
+bool Section::is_scalar(const std::string& key) const {
+    const YAML::Node v = value(key);
+    return v && v.IsScalar();
+}
+
 YAML::Node Section::value(const std::string& key) const {
     if (std::find(keys_.begin(), keys_.end(), key) == keys_.end())
         throw std::logic_error("squall config: key '" + key + "' missing from its schema list");
@@ -222,8 +227,6 @@ bool Section::integer_value(const std::string& key, long long& out, Limit lim, d
     return true;
 }
 
-namespace {
-
 // YAML floats: plain decimal/scientific text; ".5" and "+1" are accepted too.
 bool parse_real(const std::string& text, double& out) {
     std::string t = text;
@@ -233,8 +236,6 @@ bool parse_real(const std::string& text, double& out) {
     auto [end, ec] = std::from_chars(t.data(), last, out);
     return ec == std::errc() && end == last && std::isfinite(out);
 }
-
-} // namespace
 
 bool Section::real(const std::string& key, double& out, Limit lim) {
     const YAML::Node v = value(key);

@@ -92,6 +92,8 @@ public:
     Section child(const std::string& key, std::vector<std::string> keys);
 
     bool has(const std::string& key) const;
+    // Whether the key is present as a plain value (not a list or map).
+    bool is_scalar(const std::string& key) const;
     std::string dotted(const std::string& key) const;
     const std::string& loc() const { return loc_; }
 
@@ -184,6 +186,14 @@ const std::vector<SectionKeys>& schema_sections();
 
 // The resolved configuration as YAML (defined in emit.cpp).
 std::string emit_resolved(const Config& c);
+
+// Reads `key` of `sec` as a profile table (profile_table.cpp): a map of lists, z and some of
+// `allowed`, or the name of a CSV file with those columns. Returns whether it was given.
+bool read_profile_table(CaseReader& r, Section& sec, const std::string& key,
+                        const std::vector<std::string>& allowed, ProfileTable& out);
+
+// YAML floats: plain decimal/scientific text; ".5" and "+1" are accepted too.
+bool parse_real(const std::string& text, double& out);
 
 // Shortest text that reads back as exactly `v`.
 std::string format_real(double v);

@@ -15,7 +15,10 @@ void Model<T>::set_boundaries() {
     // The surface layer interpolates the lowest-level wind horizontally, so it needs the
     // halos of levels up to kstart; the full exchange below fills all of them.
     if (surface()) {
-        halo_.exchange({f_.u.data(), f_.v.data()}, d.kstart + 1);
+        if (surface_value_given())
+            halo_.exchange({f_.u.data(), f_.v.data(), f_.s.data()}, d.kstart + 1);
+        else
+            halo_.exchange({f_.u.data(), f_.v.data()}, d.kstart + 1);
         surface_layer();
     }
 
@@ -71,7 +74,7 @@ void Model<T>::set_boundaries() {
         else
             launch_2d(r, sq::GhostBottom<T>{.a = f_.s.data(),
                                             .values = nullptr,
-                                            .value = scalar_grad(bc.s_bot, bc.s_bot_value),
+                                            .value = scalar_grad(bc.s_bot, bc.s_bot_at(time())),
                                             .dzh_wall = dzh_bot,
                                             .dirichlet = bc.s_bot == ScalarBc::dirichlet,
                                             .kstart = d.kstart,

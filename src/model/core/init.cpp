@@ -1,8 +1,10 @@
 #include "model/core/init.h"
+#include "model/core/profiles.h"
 
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <tuple>
 
 namespace squall {
 
@@ -17,10 +19,27 @@ double random_at(unsigned long seed, int field, long gi, long gj, long k) {
     return double(x >> 11) * 0x1.0p-53 * 2.0 - 1.0;
 }
 
+namespace {
+
+// The column `name` of the case's profile table at height z, or `fallback` without one.
+double from_table(const InitConfig& in, const char* name, double z, double fallback) {
+    const std::vector<double>* c = in.profiles.column(name);
+    return c ? interpolate_linear(in.profiles.z, *c, z) : fallback;
+}
+
+} // namespace
+
 double initial_scalar_profile(const InitConfig& in, double z) {
-    if (in.type == InitType::profile && z > in.mixed_layer_height)
-        return in.th0 + in.lapse_rate * (z - in.mixed_layer_height);
+    if (in.type != InitType::profile) return in.th0;
+    for (const char* name : {"th", "b"})
+        if (in.profiles.column(name)) return from_table(in, name, z, in.th0);
+    if (z > in.mixed_layer_height) return in.th0 + in.lapse_rate * (z - in.mixed_layer_height);
     return in.th0;
+}
+
+std::pair<double, double> initial_wind_profile(const InitConfig& in, double z) {
+    if (in.type != InitType::profile) return {in.u0, in.v0};
+    return {from_table(in, "u", z, in.u0), from_table(in, "v", z, in.v0)};
 }
 
 template <typename T>
@@ -49,13 +68,14 @@ void set_initial_fields(const Config& cfg, const Grid<T>& g, Fields<T>& f) {
                 case InitType::random:
                 case InitType::profile: {
                     s = initial_scalar_profile(in, z);
+                    std::tie(u, v) = initial_wind_profile(in, z);
                     const bool perturb = in.perturb_height <= 0 || z < in.perturb_height;
                     if (perturb) {
-                        const double a = in.perturb_amplitude;
+                        const double a = in.velocity_amplitude();
                         u += a * random_at(in.seed, 0, gi, gj, gk);
                         v += a * random_at(in.seed, 1, gi, gj, gk);
                         if (k > d.kstart) w += a * random_at(in.seed, 2, gi, gj, gk);
-                        s += a * random_at(in.seed, 3, gi, gj, gk);
+                        s += in.perturb_amplitude * random_at(in.seed, 3, gi, gj, gk);
                     }
                     break;
                 }

@@ -1,4 +1,6 @@
 #pragma once
+#include <utility>
+
 // Initial conditions from the case's `init` section.
 #include "model/config/config.h"
 #include "model/core/fields.h"
@@ -11,6 +13,8 @@ void set_initial_fields(const Config& cfg, const Grid<T>& g, Fields<T>& f);
 
 // The unperturbed initial scalar at height z (also the sponge's reference state).
 double initial_scalar_profile(const InitConfig& in, double z);
+// The unperturbed initial wind (u, v) at height z (also the sponge's reference state).
+std::pair<double, double> initial_wind_profile(const InitConfig& in, double z);
 
 // Uniform random number in [-1, 1) from a counter-based hash of the global point, so the
 // initial field does not depend on the MPI decomposition.

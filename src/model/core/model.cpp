@@ -101,8 +101,8 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
             (double(g_.dxi) * g_.dxi + double(g_.dyi) * g_.dyi + dzi_max * dzi_max);
     }
     idt_ = idt_fixed_ = to_itime(cfg.dt);
-    if (cfg.bc.surface.enabled && f_.has_scalar) {
-        // The surface model prescribes the scalar flux; the case gives it as the bottom value.
+    if (cfg.bc.surface.enabled && f_.has_scalar && cfg.bc.s_bot == ScalarBc::flux) {
+        // A prescribed scalar flux; the case gives it as the bottom value.
         f_.s_fluxbot.fill(T(cfg.bc.s_bot_value));
     }
     if (les()) {
@@ -210,17 +210,16 @@ void Model<T>::set_sponge_reference() {
         // Relax towards the unperturbed initial state; it is analytic, so it is the same on
         // every rank and the run stays independent of the decomposition.
         const int kc = g_.d.kcells;
-        sponge_uref_.assign(kc, T(cfg_.init.u0), on_device_);
-        sponge_vref_.assign(kc, T(cfg_.init.v0), on_device_);
-        sponge_sref_.assign(kc, T(0), false);
-        for (int k = 0; k < kc; ++k)
+        sponge_uref_.assign(kc, T(0), on_device_);
+        sponge_vref_.assign(kc, T(0), on_device_);
+        sponge_sref_.assign(kc, T(0), on_device_);
+        for (int k = 0; k < kc; ++k) {
+            const auto [u, v] = initial_wind_profile(cfg_.init, g_.z[k]);
+            sponge_uref_[k] = T(u);
+            sponge_vref_[k] = T(v);
             sponge_sref_[k] = T(initial_scalar_profile(cfg_.init, g_.z[k]));
-        if (on_device_) {
-            DeviceArray<T> sref(kc, true);
-            std::copy(sponge_sref_.host(), sponge_sref_.host() + kc, sref.host());
-            sref.to_device();
-            sponge_sref_ = std::move(sref);
         }
+        for (DeviceArray<T>* a : {&sponge_uref_, &sponge_vref_, &sponge_sref_}) a->to_device();
     }
 }
 
@@ -397,7 +396,9 @@ void Model<T>::sample_stats() {
         if (f_.has_scalar) f_.s.to_host();
         if (les()) f_.evisc.to_host();
         if (surface())
-            for (DeviceArray<T>* a : {&f_.s_fluxbot, &f_.ustar, &f_.obuk_inv}) a->to_host();
+            for (DeviceArray<T>* a :
+                 {&f_.s_fluxbot, &f_.u_fluxbot, &f_.v_fluxbot, &f_.ustar, &f_.obuk_inv})
+                a->to_host();
     }
     StatsInput<T> in;
     in.u = &f_.u;
@@ -407,10 +408,13 @@ void Model<T>::sample_stats() {
     if (les()) in.evisc = &f_.evisc;
     if (surface()) {
         if (f_.has_scalar) in.s_fluxbot = f_.s_fluxbot.host();
+        in.u_fluxbot = f_.u_fluxbot.host();
+        in.v_fluxbot = f_.v_fluxbot.host();
         in.ustar = f_.ustar.host();
         in.obuk_inv = f_.obuk_inv.host();
     }
     in.kappa = cfg_.kappa;
+    in.nu = cfg_.nu;
     in.prandtl_t_inv = 1.0 / cfg_.prandtl_t;
     in.dt = dt();
     in.cfl = dg.cfl;

@@ -172,6 +172,11 @@ private:
     double allreduce_sum(double v) const;
     bool les() const { return cfg_.diff == DiffType::smag2; }
     bool surface() const { return cfg_.bc.surface.enabled; }
+    // The surface layer takes the scalar's surface value and computes its flux (else the
+    // flux is prescribed).
+    bool surface_value_given() const {
+        return surface() && f_.has_scalar && cfg_.bc.s_bot == ScalarBc::dirichlet;
+    }
 };
 
 // Run a case from a loaded configuration on MPI_COMM_WORLD; returns the exit code.

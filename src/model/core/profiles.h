@@ -1,5 +1,5 @@
 #pragma once
-// Tables by height from a case (forcing, later initial profiles) at the model's levels.
+// Tables by height from a case (forcing, initial profiles) at the model's levels.
 #include <algorithm>
 #include <cstddef>
 #include <vector>

@@ -1,4 +1,5 @@
-// Monin-Obukhov surface layer (LES): u* and 1/L per column, then the momentum fluxes and
+// Monin-Obukhov surface layer (LES): u* and 1/L per column (and the scalar's flux where
+// its surface value is prescribed), then the momentum fluxes and
 // wall gradients on the velocity faces and the scalar wall gradient. The fluxes feed the
 // diffusion kernels at kstart; the gradients set the wall ghost cells.
 #include "backends/launch.h"
@@ -16,20 +17,39 @@ void Model<T>::surface_layer() {
     const T* sflux = f_.has_scalar ? f_.s_fluxbot.data() : nullptr;
     // One extra column west and south so the face kernels find both neighbours.
     const sq::Range3 r_ext{d.istart - 1, d.iend, d.jstart - 1, d.jend, 0, 1};
-    launch_2d(r_ext, sq::SurfaceMost<T>{.ustar = f_.ustar.data(),
-                                        .obuk_inv = f_.obuk_inv.data(),
-                                        .u = f_.u.data(),
-                                        .v = f_.v.data(),
-                                        .sfluxbot = sflux,
-                                        .g_over_thref = g_over_thref,
-                                        .ubot = T(bc.u_bot),
-                                        .vbot = T(bc.v_bot),
-                                        .z1 = z1,
-                                        .z0m = z0m,
-                                        .umin = sq::most::umin_default<T>(),
-                                        .kstart = d.kstart,
-                                        .jj = d.jj,
-                                        .kk = d.kk});
+    if (surface_value_given())
+        launch_2d(r_ext, sq::SurfaceMostValue<T>{.ustar = f_.ustar.data(),
+                                                 .obuk_inv = f_.obuk_inv.data(),
+                                                 .sfluxbot = f_.s_fluxbot.data(),
+                                                 .u = f_.u.data(),
+                                                 .v = f_.v.data(),
+                                                 .s = f_.s.data(),
+                                                 .s0 = T(bc.s_bot_at(time())),
+                                                 .g_over_thref = g_over_thref,
+                                                 .ubot = T(bc.u_bot),
+                                                 .vbot = T(bc.v_bot),
+                                                 .z1 = z1,
+                                                 .z0m = z0m,
+                                                 .z0h = T(bc.surface.z0h),
+                                                 .umin = sq::most::umin_default<T>(),
+                                                 .kstart = d.kstart,
+                                                 .jj = d.jj,
+                                                 .kk = d.kk});
+    else
+        launch_2d(r_ext, sq::SurfaceMost<T>{.ustar = f_.ustar.data(),
+                                            .obuk_inv = f_.obuk_inv.data(),
+                                            .u = f_.u.data(),
+                                            .v = f_.v.data(),
+                                            .sfluxbot = sflux,
+                                            .g_over_thref = g_over_thref,
+                                            .ubot = T(bc.u_bot),
+                                            .vbot = T(bc.v_bot),
+                                            .z1 = z1,
+                                            .z0m = z0m,
+                                            .umin = sq::most::umin_default<T>(),
+                                            .kstart = d.kstart,
+                                            .jj = d.jj,
+                                            .kk = d.kk});
     launch_2d(range_2d(), sq::SurfaceMomentumFlux<T>{.ufluxbot = f_.u_fluxbot.data(),
                                                      .vfluxbot = f_.v_fluxbot.data(),
                                                      .dudz_bot = f_.dudz_bot.data(),

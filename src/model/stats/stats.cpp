@@ -165,6 +165,17 @@ void Statistics<T>::push(const std::string& name, double v) {
     vars_.at(name).data.push_back(v);
 }
 
+double stress_height(const std::vector<double>& stress, const std::vector<double>& zh) {
+    const double target = 0.05 * stress[0];
+    for (std::size_t kf = 1; kf < stress.size(); ++kf)
+        if (stress[kf] <= target) {
+            const double a = stress[kf - 1], b = stress[kf];
+            const double w = a > b ? (a - target) / (a - b) : 1.0;
+            return (zh[kf - 1] + w * (zh[kf] - zh[kf - 1])) / 0.95;
+        }
+    return nan_value;
+}
+
 template <typename T>
 void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     if (!in.u || !in.v || !in.w) throw std::invalid_argument("statistics: u, v and w are required");
@@ -204,9 +215,10 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         return sq::interp2(c[lo], c[hi]);
     };
 
-    // Pass 2: centres u2, v2, s2, ke (4 nz); faces w2, s_res, s_sgs, u_res, v_res (5 nzh);
-    // then 3 surface sums: s_fluxbot, ustar, obuk_inv.
-    std::vector<double> r(4 * nz + 5 * nzh + 3, 0.0);
+    // Pass 2: centres u2, v2, s2, ke (4 nz); faces w2, s_res, s_sgs, u_res, v_res, u_sgs,
+    // v_sgs (7 nzh); then 3 surface sums: s_fluxbot, ustar, obuk_inv.
+    std::vector<double> r(4 * nz + 7 * nzh + 3, 0.0);
+    const double dxi = double(grid_.dxi), dyi = double(grid_.dyi);
     for (int k = 0; k < nz; ++k) {
         const int kc = ks + k;
         r[k] = hsum(kc, [&](int ijk) { return (u[ijk] - ubar[k]) * (u[ijk] - ubar[k]); });
@@ -253,7 +265,33 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
             return vface * (sq::interp2(double(w[ijk - jj]), double(w[ijk])) - wb);
         });
     }
-    double* surf = &r[4 * nz + 5 * nzh];
+    // Subgrid momentum fluxes -K (du/dz + dw/dx) on the u-w and v-w edges, with K the
+    // diffusion kernels' edge average of evisc plus nu; at the bottom wall the surface
+    // model's flux where there is one.
+    for (int kf = 0; kf < nzh; ++kf) {
+        const int k = ks + kf;
+        const double dzhi = double(grid_.dzhi[k]);
+        auto k_edge = [&](int ijk, int s) {
+            const double e = ev ? 0.25 * (double(ev[ijk]) + double(ev[ijk - s]) +
+                                          double(ev[ijk - kk]) + double(ev[ijk - s - kk]))
+                                : 0.0;
+            return e + in.nu;
+        };
+        if (kf == 0 && in.u_fluxbot) {
+            f[5 * nzh] = hsum(0, [&](int ij) { return in.u_fluxbot[ij]; });
+            f[6 * nzh] = hsum(0, [&](int ij) { return in.v_fluxbot[ij]; });
+            continue;
+        }
+        f[5 * nzh + kf] = -hsum(k, [&](int ijk) {
+            return k_edge(ijk, 1) * ((double(u[ijk]) - double(u[ijk - kk])) * dzhi +
+                                     (double(w[ijk]) - double(w[ijk - 1])) * dxi);
+        });
+        f[6 * nzh + kf] = -hsum(k, [&](int ijk) {
+            return k_edge(ijk, jj) * ((double(v[ijk]) - double(v[ijk - kk])) * dzhi +
+                                      (double(w[ijk]) - double(w[ijk - jj])) * dyi);
+        });
+    }
+    double* surf = &r[4 * nz + 7 * nzh];
     if (in.s_fluxbot) surf[0] = hsum(0, [&](int ij) { return in.s_fluxbot[ij]; });
     if (in.ustar) surf[1] = hsum(0, [&](int ij) { return in.ustar[ij]; });
     if (in.obuk_inv) surf[2] = hsum(0, [&](int ij) { return in.obuk_inv[ij]; });
@@ -282,6 +320,20 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         slice(fl + 3 * nzh, nzh));
     put("v_flux_res", Loc::zh, "resolved vertical flux of v (mean v'w')", "m2 s-2",
         slice(fl + 4 * nzh, nzh));
+    put("u_flux_sgs", Loc::zh, "subgrid vertical flux of u", "m2 s-2", slice(fl + 5 * nzh, nzh));
+    put("v_flux_sgs", Loc::zh, "subgrid vertical flux of v", "m2 s-2", slice(fl + 6 * nzh, nzh));
+    std::vector<double> u_total(nzh), v_total(nzh), stress(nzh);
+    for (int kf = 0; kf < nzh; ++kf) {
+        u_total[kf] = fl[3 * nzh + kf] + fl[5 * nzh + kf];
+        v_total[kf] = fl[4 * nzh + kf] + fl[6 * nzh + kf];
+        stress[kf] = std::hypot(u_total[kf], v_total[kf]);
+    }
+    put("u_flux", Loc::zh, "total vertical flux of u", "m2 s-2", u_total);
+    put("v_flux", Loc::zh, "total vertical flux of v", "m2 s-2", v_total);
+    put1("h_stress",
+         "boundary-layer height from the stress: where it first falls to 5 % of its surface "
+         "value, divided by 0.95",
+         "m", stress_height(stress, std::vector<double>(grid_.zh.begin() + ks, grid_.zh.end())));
     double ke = 0, s_mean = 0, zsum = 0;
     for (int k = 0; k < nz; ++k) {
         const double dz = double(grid_.dz[ks + k]);
@@ -312,8 +364,7 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
              nzh > 2 ? double(grid_.zh[ks + kmin]) : nan_value);
     }
     if (in.s_fluxbot)
-        put1(scalar_ + "_fluxbot", "mean prescribed surface flux", scalar_units(scalar_).second,
-             surf[0]);
+        put1(scalar_ + "_fluxbot", "mean surface flux", scalar_units(scalar_).second, surf[0]);
     if (in.ustar) put1("ustar", "mean friction velocity", "m s-1", surf[1]);
     if (in.obuk_inv) {
         put1("obuk_inv", "mean inverse Obukhov length", "m-1", surf[2]);

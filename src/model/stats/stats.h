@@ -35,6 +35,12 @@ namespace stats_io {
 class StatsFile;
 }
 
+// The height where a stress profile (on the faces zh, stress[0] at the wall) first falls to
+// 5 % of its surface value, linearly interpolated, divided by 0.95: the stable boundary
+// layer's depth as the GABLS1 intercomparison defines it (docs/validation.md). NaN when it
+// never does. The statistics' h_stress.
+double stress_height(const std::vector<double>& stress, const std::vector<double>& zh);
+
 template <typename T>
 struct StatsInput {
     const Field3d<T>* u = nullptr; // required
@@ -47,10 +53,13 @@ struct StatsInput {
     //   Kh = interp2(evisc) * prandtl_t_inv + kappa     (evisc != nullptr, smag2)
     const Field3d<T>* evisc = nullptr;
     double kappa = 0;         // molecular scalar diffusivity (m2/s)
+    double nu = 0;            // molecular viscosity (m2/s), in the subgrid momentum fluxes
     double prandtl_t_inv = 0; // 1 / turbulent Prandtl number
 
     // 2-D surface arrays (index ij = i + j*jj of the local grid), each nullable.
-    const T* s_fluxbot = nullptr; // prescribed surface scalar flux: used as the flux at kstart
+    const T* s_fluxbot = nullptr; // surface scalar flux: used as the flux at kstart
+    const T* u_fluxbot = nullptr; // surface momentum fluxes (on the u and v faces): used as
+    const T* v_fluxbot = nullptr; // the subgrid fluxes at kstart (both or neither)
     const T* ustar = nullptr;     // friction velocity (surface model)
     const T* obuk_inv = nullptr;  // 1 / Obukhov length (surface model)
 

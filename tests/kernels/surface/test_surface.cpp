@@ -405,3 +405,100 @@ TEST(Surface, StableLimitFlagsExactlyTheColumnsWithoutRoot) {
 }
 
 } // namespace
+
+// ---- prescribed surface value (most::solve_bulk, SurfaceMostValue) ------------------------
+
+// A surface layer built forwards from chosen u*, zeta and heights, with the similarity
+// functions integrated here: U = u* Dm / kappa, theta* = u*^2 zeta / (kappa g' z1) (from
+// L = u*^2 / (kappa g' theta*)), s1 - s0 = theta* Dh / kappa. The solve must return the u*,
+// 1/L and flux -u* theta* it started from.
+struct ForwardLayer {
+    double U, ds, ustar, obuk_inv, flux;
+};
+ForwardLayer forward_layer(double ustar, double zeta, double g_over_thref, double z1, double z0m,
+                           double z0h) {
+    const double Dm =
+        std::log(z1 / z0m) - psi_num(phi_m_ref, zeta) + psi_num(phi_m_ref, zeta * z0m / z1);
+    const double Dh =
+        std::log(z1 / z0h) - psi_num(phi_h_ref, zeta) + psi_num(phi_h_ref, zeta * z0h / z1);
+    const double theta_star = ustar * ustar * zeta / (kap * g_over_thref * z1);
+    return {ustar * Dm / kap, theta_star * Dh / kap, ustar, zeta / z1, -ustar * theta_star};
+}
+
+TEST(SurfaceBulk, RecoversTheLayerItWasBuiltFrom) {
+    const double got = 9.81 / 263.5;
+    struct Case {
+        double ustar, zeta, z1, z0m, z0h;
+    };
+    const Case cases[] = {
+        {0.3, 0.0, 3.125, 0.1, 0.1},   {0.3, 0.05, 3.125, 0.1, 0.1}, // GABLS1-like
+        {0.25, 0.5, 3.125, 0.1, 0.1},  {0.1, 3.0, 5.0, 0.1, 0.01},   // very stable
+        {0.2, -0.1, 5.0, 0.1, 0.1},    {0.4, -2.0, 20.0, 0.05, 0.005},
+        {0.05, -30.0, 10.0, 0.1, 0.1}, {0.5, 1e-5, 2.0, 1e-3, 1e-4}, // near neutral
+    };
+    for (const Case& c : cases) {
+        const ForwardLayer l = forward_layer(c.ustar, c.zeta, got, c.z1, c.z0m, c.z0h);
+        const auto r = sq::most::solve_bulk(l.U, l.ds, got, c.z1, c.z0m, c.z0h);
+        EXPECT_NEAR(r.ustar, l.ustar, 1e-9 * l.ustar) << c.zeta;
+        EXPECT_NEAR(r.obuk_inv, l.obuk_inv, 1e-9 * std::abs(l.obuk_inv) + 1e-15) << c.zeta;
+        EXPECT_NEAR(r.flux, l.flux, 1e-9 * std::abs(l.flux) + 1e-18) << c.zeta;
+        // Float keeps float's accuracy.
+        const auto f = sq::most::solve_bulk(float(l.U), float(l.ds), float(got), float(c.z1),
+                                            float(c.z0m), float(c.z0h));
+        EXPECT_NEAR(f.ustar, l.ustar, 1e-5 * l.ustar) << c.zeta;
+        EXPECT_NEAR(f.flux, l.flux, 1e-4 * std::abs(l.flux) + 1e-9) << c.zeta;
+    }
+    // The flux the bulk solve returns, prescribed, gives back the same u* and 1/L: the two
+    // surface conditions describe one surface layer (z0h = z0m: solve_obukhov has one length).
+    for (double ds : {-1.5, -0.2, 0.3, 2.0}) {
+        const auto b = sq::most::solve_bulk(6.0, ds, got, 5.0, 0.1, 0.1);
+        const auto o = sq::most::solve_obukhov(6.0, got * b.flux, 5.0, 0.1);
+        EXPECT_NEAR(o.ustar, b.ustar, 1e-10 * b.ustar) << ds;
+        EXPECT_NEAR(o.obuk_inv, b.obuk_inv, 1e-9 * std::abs(b.obuk_inv)) << ds;
+        EXPECT_EQ(b.flux<0, ds> 0) << ds; // a colder surface takes heat out of the air
+    }
+}
+
+TEST(SurfaceBulk, FunctorWritesTheBulkSolveOfEachColumn) {
+    SmallGrid<double> g;
+    const double z1 = 3.125, z0m = 0.1, z0h = 0.05, got = 9.81 / 263.5, s0 = 264.0;
+    std::vector<double> s(g.u.size()), ustar(g.kk, 0.0), linv(g.kk, 0.0), flux(g.kk, 0.0);
+    for (std::size_t n = 0; n < s.size(); ++n) s[n] = 263.0 + 2.0 * std::sin(0.37 * double(n));
+    sq::SurfaceMostValue<double> f{.ustar = ustar.data(),
+                                   .obuk_inv = linv.data(),
+                                   .sfluxbot = flux.data(),
+                                   .u = g.u.data(),
+                                   .v = g.v.data(),
+                                   .s = s.data(),
+                                   .s0 = s0,
+                                   .g_over_thref = got,
+                                   .ubot = 0.0,
+                                   .vbot = 0.0,
+                                   .z1 = z1,
+                                   .z0m = z0m,
+                                   .z0h = z0h,
+                                   .umin = 0.1,
+                                   .kstart = g.kstart,
+                                   .jj = g.jj,
+                                   .kk = g.kk};
+    int nstable = 0, nunstable = 0;
+    for (int j = 1; j < g.jcells - 2; ++j)
+        for (int i = 1; i < g.icells - 2; ++i) {
+            f(i, j);
+            const int ij = i + j * g.jj, ijk = ij + g.kstart * g.kk;
+            const double du = 0.5 * (g.u[ijk] + g.u[ijk + 1]),
+                         dv = 0.5 * (g.v[ijk] + g.v[ijk + g.jj]);
+            const double U = std::max(std::hypot(du, dv), 0.1), ds = s[ijk] - s0;
+            // The defining relations, evaluated with the integrated similarity functions.
+            const double fm = fm_ref(z1, z0m, linv[ij]);
+            const double fh = kap / (std::log(z1 / z0h) - psi_num(phi_h_ref, z1 * linv[ij]) +
+                                     psi_num(phi_h_ref, z0h * linv[ij]));
+            EXPECT_NEAR(ustar[ij], U * fm, 1e-9 * ustar[ij]);
+            EXPECT_NEAR(flux[ij], -ustar[ij] * fh * ds, 1e-9 * std::abs(flux[ij]) + 1e-15);
+            const double linv_def = -kap * got * flux[ij] / std::pow(ustar[ij], 3);
+            EXPECT_NEAR(linv[ij], linv_def, 1e-8 * std::abs(linv_def) + 1e-14);
+            (ds > 0 ? nstable : nunstable)++;
+        }
+    EXPECT_GT(nstable, 3);
+    EXPECT_GT(nunstable, 3);
+}

@@ -301,6 +301,7 @@ TEST(Config, ResolvedYamlRoundTrip) {
                                 "v_top:",
                                 "scalar_bot:",
                                 "scalar_bot_value:",
+                                "scalar_bot_rate:",
                                 "scalar_top:",
                                 "scalar_top_value:",
                                 "surface_model:",
@@ -314,6 +315,7 @@ TEST(Config, ResolvedYamlRoundTrip) {
                                 "lapse_rate:",
                                 "mixed_layer_height:",
                                 "perturb_amplitude:",
+                                "perturb_velocity:",
                                 "perturb_height:",
                                 "seed:",
                                 "u0:",
@@ -559,4 +561,55 @@ TEST(Config, TendenciesAutoPicksPerBackend) {
     ASSERT_TRUE(fused_tendencies_available(c));
     EXPECT_FALSE(runs(Tendencies::automatic, Backend::gpu));
     EXPECT_TRUE(runs(Tendencies::fused, Backend::gpu));
+}
+
+// init.profiles from a CSV file beside the case and from lists in it give the same table;
+// the resolved YAML carries the table inline, so it reloads without the file.
+TEST(Config, ProfileTablesFromCsvAndYaml) {
+    const fs::path dir = fs::temp_directory_path() / ("squall_tables_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "init.csv") << "# GABLS1-like\nz, th, u\n0, 265, 8\n100, 265, 8\n\n"
+                                       "400, 268, 8.5\n";
+    const std::string head = "grid: {itot: 16, ktot: 8, xsize: 400, zsize: 400}\n"
+                             "diffusion: {nu: 0.01, kappa: 0.01}\n"
+                             "thermo: {type: dry}\n"
+                             "time: {endtime: 10}\n";
+    std::ofstream(dir / "from_csv.yaml")
+        << head << "init: {type: profile, profiles: init.csv, perturb_amplitude: 0.1}\n";
+    const Config a = load_config((dir / "from_csv.yaml").string());
+    const Config b = load_config(TempCase("tables", head + "init:\n  type: profile\n"
+                                                           "  profiles: {z: [0, 100, 400], th: "
+                                                           "[265, 265, 268], u: [8, 8, 8.5]}\n")
+                                     .str());
+    for (const Config* c : {&a, &b}) {
+        const ProfileTable& t = c->init.profiles;
+        EXPECT_EQ(t.z, (std::vector<double>{0, 100, 400}));
+        ASSERT_NE(t.column("th"), nullptr);
+        EXPECT_EQ(*t.column("th"), (std::vector<double>{265, 265, 268}));
+        ASSERT_NE(t.column("u"), nullptr);
+        EXPECT_EQ(*t.column("u"), (std::vector<double>{8, 8, 8.5}));
+        EXPECT_EQ(t.column("v"), nullptr);
+    }
+    EXPECT_EQ(a.init.profiles.source, (dir / "init.csv").string());
+    EXPECT_EQ(a.init.velocity_amplitude(), 0.1); // perturb_velocity defaults to the amplitude
+    fs::remove_all(dir);                         // the resolved YAML no longer needs the file
+    const Config r = load_config(TempCase("tables_resolved", a.resolved_yaml).str());
+    EXPECT_EQ(r.init.profiles.z, a.init.profiles.z);
+    EXPECT_EQ(*r.init.profiles.column("u"), *a.init.profiles.column("u"));
+    EXPECT_EQ(r.resolved_yaml, a.resolved_yaml);
+}
+
+TEST(Config, SurfaceValueWithRate) {
+    const Config c = load_config(TempCase("sfc_rate", "grid: {itot: 16, ktot: 8, xsize: 400, "
+                                                      "zsize: 400}\n"
+                                                      "diffusion: {type: smag2}\n"
+                                                      "thermo: {type: dry}\n"
+                                                      "time: {endtime: 10}\n"
+                                                      "boundary: {scalar_bot: dirichlet, "
+                                                      "scalar_bot_value: 265, scalar_bot_rate: "
+                                                      "-2.5e-4, surface_model: most}\n")
+                                     .str());
+    EXPECT_EQ(c.bc.s_bot, ScalarBc::dirichlet);
+    EXPECT_TRUE(c.bc.surface.enabled);
+    EXPECT_DOUBLE_EQ(c.bc.s_bot_at(3600.0), 265 - 0.9);
 }

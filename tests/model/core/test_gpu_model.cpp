@@ -36,8 +36,8 @@
 namespace squall {
 namespace {
 
-Config drycbl(Backend b, bool single, Tendencies tendencies) {
-    Config cfg = load_config(std::string(SQUALL_SOURCE_DIR) + "/cases/drycbl.yaml",
+Config load_case(const char* name, Backend b, bool single, Tendencies tendencies) {
+    Config cfg = load_config(std::string(SQUALL_SOURCE_DIR) + "/cases/" + name + ".yaml",
                              {"output.stats_every=0", "output.status_every=1000",
                               std::string("model.precision=") + (single ? "float" : "double")});
     cfg.backend = b;
@@ -74,8 +74,9 @@ void perturb(Model<T>& m) {
 // Runs on all ranks of MPI_COMM_WORLD (automatic decomposition); the result is gathered
 // on rank 0 (empty elsewhere).
 template <typename T>
-Result run_model(Backend b, Tendencies tendencies, int steps, bool perturbed = false) {
-    Config cfg = drycbl(b, sizeof(T) == 4, tendencies);
+Result run_model(const char* name, Backend b, Tendencies tendencies, int steps,
+                 bool perturbed = false) {
+    Config cfg = load_case(name, b, sizeof(T) == 4, tendencies);
     int nprocs = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     const Decomp2 np = resolve_decomposition(cfg, nprocs);
@@ -140,15 +141,16 @@ double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 template <typename T>
-void compare(double cap_profile, double cap_field, Tendencies tendencies) {
+void compare(double cap_profile, double cap_field, Tendencies tendencies,
+             const char* name = "drycbl") {
     const std::string why = open_gpu(MPI_COMM_WORLD);
     SQUALL_NEED_GPU(why.empty(), why);
     constexpr int steps = 50;
     const char* prec = sizeof(T) == 4 ? "float" : "double";
     const double floor = sizeof(T) == 4 ? 1e-5 : 1e-13; // when the twin is closer still
-    const Result gpu = run_model<T>(Backend::gpu, tendencies, steps);
-    const Result cpu = run_model<T>(Backend::cpu, tendencies, steps);
-    const Result twin = run_model<T>(Backend::cpu, tendencies, steps, true);
+    const Result gpu = run_model<T>(name, Backend::gpu, tendencies, steps);
+    const Result cpu = run_model<T>(name, Backend::cpu, tendencies, steps);
+    const Result twin = run_model<T>(name, Backend::cpu, tendencies, steps, true);
     if (gpu.fields[0].empty()) return; // only rank 0 holds the gathered results
     ASSERT_DOUBLE_EQ(gpu.time, cpu.time);
     auto check = [&](const char* what, const char* name, const std::vector<double>& g,
@@ -192,6 +194,16 @@ TEST(GpuModel, DryCbl50StepsFusedDoubleMatchesCpu) {
 
 TEST(GpuModel, DryCbl50StepsFusedFloatMatchesCpu) {
     compare<float>(1e-1, 3e-1, Tendencies::fused);
+}
+
+// GABLS1: Coriolis, the sponge, the tabulated initial state and the surface layer with a
+// prescribed, falling surface temperature (SurfaceMostValue).
+TEST(GpuModel, Gabls1_50StepsFusedDoubleMatchesCpu) {
+    compare<double>(1e-9, 1e-8, Tendencies::fused, "gabls1");
+}
+
+TEST(GpuModel, Gabls1_50StepsFusedFloatMatchesCpu) {
+    compare<float>(1e-1, 3e-1, Tendencies::fused, "gabls1");
 }
 
 } // namespace

@@ -28,7 +28,8 @@ struct Fields {
     double Wa = 1.3;                                  // w = Wa zh (H - zh) (sin X cos Y + sin X)
     double as = 300, bs = 0.003, c0 = 0.5, c1 = -1.4; // s = as + bs z + (c0 + c1 z) sin X cos Y
     double e0 = 0.02, e1 = 0.05, e2 = 0.01;           // evisc = e0 + e1 z + e2 sin X cos Y
-    double kappa = 1e-3, prt_inv = 3.0;
+    double e3 = 0.004;                                //   + e3 cos X
+    double kappa = 1e-3, prt_inv = 3.0, nu = 2e-3;
     double W(double zh) const { return Wa * zh * (1.0 - zh); }
     double C(double z) const { return c0 + c1 * z; }
     double E(double z) const { return e0 + e1 * z; }
@@ -37,14 +38,22 @@ struct Fields {
 template <typename T>
 struct State {
     Field3d<T> u, v, w, s, ev;
-    std::vector<T> fluxbot, ustar, obuk_inv;
+    std::vector<T> fluxbot, ustar, obuk_inv, u_fluxbot, v_fluxbot;
 };
 
 template <typename T>
 State<T> make_state(const Grid<T>& g, const Fields& f) {
     const GridDims& d = g.d;
-    State<T> st{
-        Field3d<T>(d), Field3d<T>(d), Field3d<T>(d), Field3d<T>(d), Field3d<T>(d), {}, {}, {}};
+    State<T> st{Field3d<T>(d),
+                Field3d<T>(d),
+                Field3d<T>(d),
+                Field3d<T>(d),
+                Field3d<T>(d),
+                {},
+                {},
+                {},
+                {},
+                {}};
     const double X = g.xsize, Y = g.ysize;
     for (int k = 0; k < d.kcells; ++k)
         for (int j = 0; j < d.jcells; ++j)
@@ -56,16 +65,18 @@ State<T> make_state(const Grid<T>& g, const Fields& f) {
                 st.v(i, j, k) = T(f.cv * z * z + f.B * std::cos(2 * pi * yh / Y));
                 st.w(i, j, k) = T(f.W(zh) * (sx * cy + sx));
                 st.s(i, j, k) = T(f.as + f.bs * z + f.C(z) * sx * cy);
-                st.ev(i, j, k) = T(f.E(z) + f.e2 * sx * cy);
+                st.ev(i, j, k) = T(f.E(z) + f.e2 * sx * cy + f.e3 * std::cos(2 * pi * x / X));
             }
     st.fluxbot.assign(d.nplane(), T(0));
-    st.ustar = st.obuk_inv = st.fluxbot;
+    st.ustar = st.obuk_inv = st.u_fluxbot = st.v_fluxbot = st.fluxbot;
     for (int j = 0; j < d.jcells; ++j)
         for (int i = 0; i < d.icells; ++i) {
             const double sx = std::sin(2 * pi * g.x[i] / X), cy = std::cos(2 * pi * g.y[j] / Y);
             st.fluxbot[i + j * d.jj] = T(0.1 + 0.03 * sx);
             st.ustar[i + j * d.jj] = T(0.3 + 0.05 * sx * cy);
             st.obuk_inv[i + j * d.jj] = T(-0.01 + 0.002 * cy);
+            st.u_fluxbot[i + j * d.jj] = T(-0.09 + 0.02 * cy);
+            st.v_fluxbot[i + j * d.jj] = T(0.04 + 0.01 * sx);
         }
     return st;
 }
@@ -79,9 +90,12 @@ StatsInput<T> input(const State<T>& st, const Fields& f, bool smag, bool surface
     in.s = &st.s;
     in.evisc = smag ? &st.ev : nullptr;
     in.kappa = f.kappa;
+    in.nu = f.nu;
     in.prandtl_t_inv = f.prt_inv;
     if (surface) {
         in.s_fluxbot = st.fluxbot.data();
+        in.u_fluxbot = st.u_fluxbot.data();
+        in.v_fluxbot = st.v_fluxbot.data();
         in.ustar = st.ustar.data();
         in.obuk_inv = st.obuk_inv.data();
     }
@@ -95,7 +109,7 @@ StatsInput<T> input(const State<T>& st, const Fields& f, bool smag, bool surface
 // Analytic horizontal averages of the discrete fields (sums of sin^2 over a full period of
 // N >= 3 equally spaced points give N/2; products of different harmonics vanish).
 struct Expected {
-    std::vector<double> u, v, s, w, u2, v2, s2, w2, s_res, s_sgs, u_res, v_res;
+    std::vector<double> u, v, s, w, u2, v2, s2, w2, s_res, s_sgs, u_res, v_res, u_sgs, v_sgs;
     double ke = 0, s_mean = 0, zi = 0;
 };
 
@@ -130,6 +144,20 @@ Expected expected(const Grid<double>& g, const Fields& f, bool smag, bool surfac
         e.s_res.push_back(W * Cf / 4);
         e.u_res.push_back(f.A * W * cx / 2); // w interpolated to xh: cos(pi dx/X) sin(xh)
         e.v_res.push_back(0.0);
+        // Subgrid momentum fluxes -K (du/dz + dw/dx) on the edges: du/dz = bu and dv/dz =
+        // cv (z[k-1] + z[k]) exactly; of evisc's x-structure only e3 cos X correlates with
+        // dw/dx (of W sin X): the edge average of cos X is cos(pi dx/X) cos(xh), and dw/dx is
+        // 2 W sin(pi dx/X)/dx cos(xh) (the cos Y part averages out).
+        if (k == d.kstart && surface) {
+            e.u_sgs.push_back(-0.09);
+            e.v_sgs.push_back(0.04);
+        } else {
+            const double ke_bar = (smag ? 0.5 * (f.E(g.z[k - 1]) + f.E(g.z[k])) : 0.0) + f.nu;
+            const double sdx = std::sin(pi * g.dx / g.xsize);
+            e.u_sgs.push_back(-ke_bar * f.bu -
+                              (smag ? f.e3 * cx * f.W(g.zh[k]) * sdx / g.dx : 0.0));
+            e.v_sgs.push_back(-ke_bar * f.cv * (g.z[k - 1] + g.z[k]));
+        }
         double sgs;
         if (k == d.kstart && surface) {
             sgs = 0.1;
@@ -210,6 +238,11 @@ TEST_P(StatsFile, AnalyticMeansVariancesAndFluxes) {
         expect_row(read_dataset(path, "/profiles/th_flux"), r, total, tol, "flux");
         expect_row(read_dataset(path, "/profiles/u_flux_res"), r, e[r].u_res, tol, "u_res");
         expect_row(read_dataset(path, "/profiles/v_flux_res"), r, e[r].v_res, tol, "v_res");
+        expect_row(read_dataset(path, "/profiles/u_flux_sgs"), r, e[r].u_sgs, tol, "u_sgs");
+        expect_row(read_dataset(path, "/profiles/v_flux_sgs"), r, e[r].v_sgs, tol, "v_sgs");
+        std::vector<double> u_total(e[r].u_res.size());
+        for (std::size_t k = 0; k < u_total.size(); ++k) u_total[k] = e[r].u_res[k] + e[r].u_sgs[k];
+        expect_row(read_dataset(path, "/profiles/u_flux"), r, u_total, tol, "u_flux");
         EXPECT_NEAR(read_dataset(path, "/timeseries/ke").data[r], e[r].ke, tol);
         EXPECT_NEAR(read_dataset(path, "/timeseries/th_mean").data[r], e[r].s_mean, 1e-12 * 300);
         EXPECT_DOUBLE_EQ(read_dataset(path, "/timeseries/zi").data[r], e[r].zi);
@@ -274,8 +307,9 @@ TEST(Stats, DimensionScalesAndAttributes) {
             ++nseries;
         }
     }
-    EXPECT_EQ(nprof, 13);   // u v w u2 v2 w2 u/v_flux_res b b2 b_flux_res/sgs/flux
-    EXPECT_GE(nseries, 12); // step ke b_mean zi b_fluxbot ustar obuk_inv obuk dt cfl dn div
+    EXPECT_EQ(nprof, 17); // u v w u2 v2 w2 u/v_flux_res/sgs/total b b2 b_flux_res/sgs/flux
+    // step ke h_stress b_mean zi b_fluxbot ustar obuk_inv obuk dt cfl dn div
+    EXPECT_GE(nseries, 13);
     EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/w", "/zh", 1));
     EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/b", "/z", 1));
     EXPECT_EQ(stats_test::read_string_attr(path, "/profiles/b", "units"), "m s-2");
@@ -344,3 +378,20 @@ TEST(Stats, FloatFieldsMatchAnalyticToFloatAccuracy) {
 }
 
 } // namespace
+
+// GABLS1's depth from the stress: a stress falling linearly to zero at H reaches 5 % of its
+// surface value at 0.95 H, between faces, so the definition returns H itself.
+TEST(StatsStressHeight, LinearStressGivesItsDepth) {
+    std::vector<double> zh, stress;
+    const double H = 173.0, tau0 = 0.08;
+    for (int k = 0; k <= 64; ++k) {
+        zh.push_back(6.25 * k);
+        stress.push_back(tau0 * std::max(0.0, 1.0 - zh.back() / H));
+    }
+    EXPECT_NEAR(stress_height(stress, zh), H, 1e-11);
+    // Halve the depth: the result follows (the test can fail).
+    for (std::size_t k = 0; k < zh.size(); ++k) stress[k] = tau0 * std::max(0.0, 1 - zh[k] / 90.0);
+    EXPECT_NEAR(stress_height(stress, zh), 90.0, 1e-11);
+    // A stress that never falls to 5 %: no depth.
+    EXPECT_TRUE(std::isnan(stress_height(std::vector<double>(zh.size(), tau0), zh)));
+}
