@@ -33,7 +33,9 @@ const std::vector<SectionKeys>& schema_sections() {
           "z0m", "z0h"}},
         {"sponge", {"enabled", "zstart", "sigma", "beta"}},
         {"coriolis", {"f", "ug", "vg"}},
-        {"forcing", {"z", "th_tendency"}},
+        {"forcing",
+         {"z", "th_tendency", "w_ls", "subsidence_momentum", "nudge_time", "nudge_th", "nudge_u",
+          "nudge_v"}},
         {"init",
          {"type", "th0", "lapse_rate", "mixed_layer_height", "perturb_amplitude",
           "perturb_velocity", "perturb_height", "seed", "u0", "v0", "profiles"}},
@@ -219,6 +221,51 @@ void check_file_name(CaseReader& r, const std::string& key, const std::string& v
                                     v));
 }
 
+// The forcing tables: one value per forcing.z in each given column, heights increasing, and
+// each part's prerequisites.
+void check_forcing(CaseReader& r, const Config& c) {
+    const ForcingConfig& fc = c.forcing;
+    const std::pair<const char*, const std::vector<double>*> columns[] = {
+        {"th_tendency", &fc.th_tendency},
+        {"w_ls", &fc.w_ls},
+        {"nudge_th", &fc.nudge_th},
+        {"nudge_u", &fc.nudge_u},
+        {"nudge_v", &fc.nudge_v}};
+    bool any = false;
+    for (const auto& [name, col] : columns) {
+        if (col->empty()) continue;
+        any = true;
+        if (col->size() != fc.z.size())
+            r.fail_key(fmt::format("forcing.{}", name),
+                       fmt::format("has {} values but forcing.z has {}: give one per height",
+                                   col->size(), fc.z.size()));
+    }
+    if (!fc.z.empty() && !any)
+        r.fail_key("forcing.z", "has heights but no column: give th_tendency, w_ls or nudge_*");
+    for (std::size_t k = 1; k < fc.z.size(); ++k)
+        if (!(fc.z[k] > fc.z[k - 1]))
+            r.fail_key(fmt::format("forcing.z[{}]", k),
+                       fmt::format("{} is not above forcing.z[{}] = {}: heights must be "
+                                   "strictly increasing",
+                                   format_real(fc.z[k]), k - 1, format_real(fc.z[k - 1])));
+    if (c.thermo == ThermoType::none)
+        for (const auto& [name, col] : {columns[0], columns[2]}) // th_tendency, nudge_th
+            if (!col->empty())
+                r.fail_key(fmt::format("forcing.{}", name),
+                           "needs a scalar: thermo.type dry or buoy");
+    const bool targets = !fc.nudge_th.empty() || !fc.nudge_u.empty() || !fc.nudge_v.empty();
+    if (fc.nudge_time > 0 && !targets)
+        r.fail_key("forcing.nudge_time",
+                   "nudges towards nothing: give nudge_th, nudge_u or nudge_v");
+    if (fc.nudge_time == 0 && targets)
+        r.fail_key(!fc.nudge_th.empty()  ? "forcing.nudge_th"
+                   : !fc.nudge_u.empty() ? "forcing.nudge_u"
+                                         : "forcing.nudge_v",
+                   "needs forcing.nudge_time > 0 (the relaxation time scale, s)");
+    if (fc.subsidence_momentum && !fc.subsidence())
+        r.fail_key("forcing.subsidence_momentum", "needs the subsidence profile forcing.w_ls");
+}
+
 void read_sections(CaseReader& r, Config& c) {
     const YAML::Node& root = r.root();
     Section top(r, "", root, r.where("", root.Mark()), top_level_keys());
@@ -296,6 +343,12 @@ void read_sections(CaseReader& r, Config& c) {
     Section forcing = top.child("forcing", keys_of("forcing"));
     forcing.real_list("z", c.forcing.z);
     forcing.real_list("th_tendency", c.forcing.th_tendency);
+    forcing.real_list("w_ls", c.forcing.w_ls);
+    forcing.boolean("subsidence_momentum", c.forcing.subsidence_momentum);
+    forcing.real("nudge_time", c.forcing.nudge_time, at_least(0));
+    forcing.real_list("nudge_th", c.forcing.nudge_th);
+    forcing.real_list("nudge_u", c.forcing.nudge_u);
+    forcing.real_list("nudge_v", c.forcing.nudge_v);
 
     Section init = top.child("init", keys_of("init"));
     InitConfig& in = c.init;
@@ -350,21 +403,7 @@ void read_sections(CaseReader& r, Config& c) {
     fout.boolean("float32", c.fields_out.float32);
 
     // ---- Rules that involve more than one key -------------------------------------------
-    const ForcingConfig& fc = c.forcing;
-    if (fc.enabled() || !fc.z.empty()) {
-        if (fc.th_tendency.size() != fc.z.size())
-            r.fail_key(fc.enabled() ? "forcing.th_tendency" : "forcing.z",
-                       fmt::format("has {} values but forcing.z has {}: give one per height",
-                                   fc.th_tendency.size(), fc.z.size()));
-        for (std::size_t k = 1; k < fc.z.size(); ++k)
-            if (!(fc.z[k] > fc.z[k - 1]))
-                r.fail_key(fmt::format("forcing.z[{}]", k),
-                           fmt::format("{} is not above forcing.z[{}] = {}: heights must be "
-                                       "strictly increasing",
-                                       format_real(fc.z[k]), k - 1, format_real(fc.z[k - 1])));
-        if (c.thermo == ThermoType::none)
-            r.fail_key("forcing.th_tendency", "needs a scalar: thermo.type dry or buoy");
-    }
+    check_forcing(r, c);
     const GridConfig& g = c.grid;
     if (!g.z.empty()) {
         if (int(g.z.size()) != g.ktot)
@@ -486,7 +525,7 @@ bool runs_fused_tendencies(const Config& c) {
 bool runs_scalar_stage_in_tendencies(const Config& c) {
     // The forcing adds to the scalar's tendency after the fused kernels, like the sponge kernel.
     return runs_fused_tendencies(c) && (!c.sponge.enabled || c.diff == DiffType::smag2) &&
-           !c.forcing.enabled();
+           !c.forcing.scalar_forced();
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {

@@ -77,11 +77,27 @@ struct CoriolisConfig {
 
 // forcing: large-scale forcings given as a table by height, interpolated linearly to the
 // levels (constant beyond its ends): the scalar's tendency from processes the model does not
-// resolve (radiative cooling, advection by the large-scale flow).
+// resolve (radiative cooling, advection by the large-scale flow), large-scale subsidence
+// acting on the horizontal means, and nudging of the means towards profiles.
 struct ForcingConfig {
-    std::vector<double> z;           // forcing.z (m), strictly increasing
-    std::vector<double> th_tendency; // forcing.th_tendency (scalar units/s), one per z
-    bool enabled() const { return !th_tendency.empty(); }
+    std::vector<double> z;            // forcing.z (m), strictly increasing
+    std::vector<double> th_tendency;  // forcing.th_tendency (scalar units/s), one per z
+    std::vector<double> w_ls;         // forcing.w_ls (m/s, < 0 downwards), one per z
+    bool subsidence_momentum = false; // forcing.subsidence_momentum: w_ls acts on u, v too
+    double nudge_time = 0;            // forcing.nudge_time (s), 0 = no nudging
+    std::vector<double> nudge_th, nudge_u, nudge_v; // forcing.nudge_*: targets, one per z
+    // Whether each part acts.
+    bool subsidence() const { return !w_ls.empty(); }
+    bool nudging() const { return nudge_time > 0; }
+    // The scalar's forcing, the momentum's forcing, any of them.
+    bool scalar_forced() const {
+        return !th_tendency.empty() || subsidence() || (nudging() && !nudge_th.empty());
+    }
+    bool momentum_forced() const {
+        return (subsidence() && subsidence_momentum) ||
+               (nudging() && (!nudge_u.empty() || !nudge_v.empty()));
+    }
+    bool enabled() const { return scalar_forced() || momentum_forced(); }
 };
 
 // A table of profiles by height: a z column and named columns, one value per height,

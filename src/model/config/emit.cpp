@@ -134,6 +134,12 @@ std::string emit_resolved(const Config& c) {
     w.begin("forcing");
     w.reals("z", c.forcing.z);
     w.reals("th_tendency", c.forcing.th_tendency);
+    w.reals("w_ls", c.forcing.w_ls);
+    w.boolean("subsidence_momentum", c.forcing.subsidence_momentum);
+    w.real("nudge_time", c.forcing.nudge_time);
+    w.reals("nudge_th", c.forcing.nudge_th);
+    w.reals("nudge_u", c.forcing.nudge_u);
+    w.reals("nudge_v", c.forcing.nudge_v);
     w.end();
 
     const InitConfig& in = c.init;

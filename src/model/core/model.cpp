@@ -18,7 +18,6 @@
 #include "model/core/init.h"
 #include "model/core/output.h"
 #include "model/core/profile_table.h"
-#include "model/core/profiles.h"
 #include "model/pressure/pressure.h"
 #ifdef SQUALL_GPU_MODEL
 #include "model/pressure/pressure_gpu.h"
@@ -118,13 +117,8 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
         coriolis_ug_.to_device();
         coriolis_vg_.to_device();
     }
-    if (cfg.forcing.enabled()) {
-        ls_th_tendency_.assign(g_.d.kcells, T(0), on_device_);
-        for (int k = g_.d.kstart; k < g_.d.kend; ++k)
-            ls_th_tendency_[k] =
-                T(interpolate_linear(cfg.forcing.z, cfg.forcing.th_tendency, g_.z[k]));
-        ls_th_tendency_.to_device();
-    }
+    if (cfg.forcing.enabled())
+        profile_forcing_ = std::make_unique<ProfileForcing<T>>(cfg_, g_, decomp_, on_device_);
     if (cfg.sponge.enabled) {
         // Damping rate sigma ((z - zstart)/(zsize - zstart))^beta above zstart.
         sponge_coef_.assign(g_.d.kcells, T(0), on_device_);

@@ -12,6 +12,7 @@
 #include "model/core/halo.h"
 #include "model/core/interior.h"
 #include "model/core/metrics.h"
+#include "model/core/profile_forcing.h"
 #include "model/decomp.h"
 #include "model/grid.h"
 #include "model/io/checkpoint.h"
@@ -100,8 +101,8 @@ private:
     bool fixed_dt_ = false;
     DeviceArray<T> smag_mlen2_; // the Smagorinsky mixing length squared by level (les())
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
-    DeviceArray<T> coriolis_ug_, coriolis_vg_; // the geostrophic wind by level
-    DeviceArray<T> ls_th_tendency_;            // cfg.forcing's scalar tendency by level
+    DeviceArray<T> coriolis_ug_, coriolis_vg_;           // the geostrophic wind by level
+    std::unique_ptr<ProfileForcing<T>> profile_forcing_; // cfg.forcing (when it is given)
     int sponge_kstart_ = 0; // first level with a non-zero damping rate (the sponge's bottom)
     void set_sponge_reference();
 

@@ -316,9 +316,7 @@ void Model<T>::large_scale_forcing() {
                                        .ug = coriolis_ug_.data(),
                                        .vg = coriolis_vg_.data(),
                                        .fc = T(cfg_.coriolis.f)});
-    if (cfg_.forcing.enabled())
-        launch_on_grid(
-            sq::LargeScaleTendency<T>{.at = f_.st.data(), .tend = ls_th_tendency_.data()});
+    if (profile_forcing_) profile_forcing_->apply(f_);
 }
 
 template class Model<float>;

@@ -45,4 +45,40 @@ TYPED_TEST(ForcingKernels, Coriolis) {
                     "Coriolis (v)");
 }
 
+// The level sums in their two passes against a plain sum over each level's interior, all
+// levels with ghosts included; accumulated in double, so float is as close as its inputs.
+TYPED_TEST(ForcingKernels, LevelSums) {
+    using T = TypeParam;
+    const Inputs in = make_inputs<T>();
+    const RefGrid& g = in.g;
+    const auto a = to_t<T>(in.u);
+    std::vector<T> column(std::size_t(g.icells) * std::size_t(std::max(g.kcells, g.jcells)), T(0));
+    std::vector<T> level(std::size_t(g.kcells), T(0));
+    const sq::ColumnSums<T> cs{.column_sum = column.data(),
+                               .a = a.data(),
+                               .jstart = g.jstart,
+                               .jend = g.jend,
+                               .jj = g.icells,
+                               .kk = g.ijcells};
+    const sq::LevelSums<T> ls{.level_sum = level.data(),
+                              .column_sum = column.data(),
+                              .istart = g.istart,
+                              .iend = g.iend,
+                              .jj = g.icells};
+    for (int k = 0; k < g.kcells; ++k)
+        for (int i = g.istart; i < g.iend; ++i) cs(i, k);
+    for (int k = 0; k < g.kcells; ++k) ls(k, 0);
+    for (int k = 0; k < g.kcells; ++k) {
+        double want = 0, size = 0;
+        for (int j = g.jstart; j < g.jend; ++j)
+            for (int i = g.istart; i < g.iend; ++i) {
+                want += double(a[std::size_t(g.idx(i, j, k))]);
+                size += std::abs(double(a[std::size_t(g.idx(i, j, k))]));
+            }
+        EXPECT_NEAR(double(level[std::size_t(k)]), want,
+                    (sizeof(T) == 4 ? 2e-7 : 1e-15) * size + 1e-300)
+            << "level " << k;
+    }
+}
+
 } // namespace

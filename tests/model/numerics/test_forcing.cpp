@@ -1,9 +1,17 @@
-// The large-scale forcing of the scalar in the whole model (ls_forcing.yaml): on a resting
-// column the tendency is all that changes th, and any consistent Runge-Kutta scheme
-// integrates a constant tendency exactly, so th(z, t) = th0 + tendency(z) t to round-off,
-// with the table interpolated linearly here independently of the model's interpolation.
+// The large-scale forcings in the whole model (ls_forcing.yaml), on a resting column where
+// they are all that changes the fields:
+// - a prescribed tendency is constant, and any consistent Runge-Kutta scheme integrates it
+//   exactly: th(z, t) = th0 + tendency(z) t to round-off, with the table interpolated
+//   linearly here independently of the model's interpolation;
+// - subsidence of a linear profile is a constant tendency too, -w_ls gamma, whichever side the
+//   upwind gradient comes from (the wall ghost levels carry the gradient on);
+// - nudging is linear, y' = -(y - target)/tau, so every step multiplies y - target by the
+//   RK3 stability polynomial 1 + x + x^2/2 + x^3/6, x = -dt/tau.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 
 #include "tests/support/model_run.h"
@@ -54,6 +62,71 @@ TEST(Forcing, ScalarTendencyIntegratedExactly) {
     EXPECT_GT(levels_below, 0);
     EXPECT_GT(levels_between, 3);
     EXPECT_GT(levels_above, 0);
+}
+
+Config forcing_case(const std::vector<std::string>& overrides) {
+    return load_config(std::string(SQUALL_SOURCE_DIR) + "/tests/model/numerics/ls_forcing.yaml",
+                       overrides);
+}
+
+// Largest |a(i, j, k) - want(z_k)| over the interior.
+template <class Want>
+double max_error(const Model<double>& m, const Field3d<double>& a, Want want) {
+    const GridDims& d = m.grid().d;
+    double err = 0;
+    for (int k = d.kstart; k < d.kend; ++k)
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i)
+                err = std::max(err, std::abs(a(i, j, k) - want(m.grid().z[k])));
+    return err;
+}
+
+TEST(Forcing, SubsidenceOfALinearProfileIsExact) {
+    const double gamma = 0.01;              // K/m
+    for (const double w : {-0.02, 0.015}) { // sinking: gradient from above; rising: below
+        const Config cfg =
+            forcing_case({"forcing.z=[0, 400]", "forcing.th_tendency=[0, 0]",
+                          fmt::format("forcing.w_ls=[{}, {}]", w, w), "init.type=profile",
+                          "init.lapse_rate=0.01", "boundary.scalar_top_value=0.01",
+                          "boundary.scalar_bot_value=0.01"});
+        ModelRun<double> run(cfg, MPI_COMM_WORLD);
+        run.model->run();
+        const double t = run.model->time();
+        const double err = max_error(*run.model, run.model->fields().s, [&](double z) {
+            return cfg.init.th0 + gamma * z - w * gamma * t;
+        });
+        std::printf("w_ls %+.3f: max |th - (th0 + gamma z - w gamma t)| = %.3e at t = %g s\n", w,
+                    err, t);
+        EXPECT_LT(err, 1e-10);
+        EXPECT_GT(std::abs(w * gamma * t), 0.1); // it moved
+    }
+}
+
+TEST(Forcing, NudgingFollowsTheRk3Recurrence) {
+    const double tau = 500, dt = 10;
+    const Config cfg =
+        forcing_case({"forcing.z=[0, 400]", "forcing.th_tendency=[0, 0]", "forcing.nudge_time=500",
+                      "forcing.nudge_th=[301, 305]", "forcing.nudge_u=[2, 6]"});
+    ModelRun<double> run(cfg, MPI_COMM_WORLD);
+    run.model->run();
+    const double x = -dt / tau, r = 1 + x + x * x / 2 + x * x * x / 6;
+    const double factor = std::pow(r, double(run.model->steps()));
+    auto target = [](double lo, double hi) {
+        return [=](double z) { return lo + (hi - lo) * std::clamp(z / 400.0, 0.0, 1.0); };
+    };
+    const auto th_target = target(301, 305), u_target = target(2, 6);
+    const double e_th = max_error(*run.model, run.model->fields().s, [&](double z) {
+        return th_target(z) + (cfg.init.th0 - th_target(z)) * factor;
+    });
+    const double e_u = max_error(*run.model, run.model->fields().u,
+                                 [&](double z) { return u_target(z) * (1 - factor); });
+    std::printf("nudging: %ld steps, factor %.6f; errors th %.3e, u %.3e\n", run.model->steps(),
+                factor, e_th, e_u);
+    EXPECT_LT(e_th, 1e-10);
+    EXPECT_LT(e_u, 1e-12);
+    EXPECT_LT(factor, 0.2); // most of the way to the targets
+    // v has no target and stays at rest.
+    EXPECT_EQ(max_error(*run.model, run.model->fields().v, [](double) { return 0.0; }), 0.0);
 }
 
 } // namespace
