@@ -22,7 +22,8 @@ const std::vector<SectionKeys>& schema_sections() {
     static const std::vector<SectionKeys> sections = {
         {"model", {"precision", "backend", "tendencies"}},
         {"grid",
-         {"itot", "jtot", "ktot", "xsize", "ysize", "zsize", "z", "stretch", "stretch_factor"}},
+         {"itot", "jtot", "ktot", "xsize", "ysize", "zsize", "z", "stretch", "stretch_factor",
+          "utrans", "vtrans"}},
         {"mpi", {"npx", "npy"}},
         {"advection", {"scheme", "cflmax"}},
         {"diffusion", {"type", "nu", "kappa", "cs", "prandtl_t", "dnmax"}},
@@ -289,6 +290,8 @@ void read_sections(CaseReader& r, Config& c) {
     const bool stretch_given = grid.choice("stretch", stretch, stretch_names);
     c.grid.stretch = stretch_names[stretch].name;
     const bool factor_given = grid.real("stretch_factor", c.grid.stretch_factor, at_least(0));
+    grid.real("utrans", c.grid.utrans);
+    grid.real("vtrans", c.grid.vtrans);
 
     Section mpi = top.child("mpi", keys_of("mpi"));
     mpi.integer("npx", c.mpi.npx, at_least(0));

@@ -35,6 +35,10 @@ struct GridConfig {
     std::vector<double> z;           // grid.z (optional)
     std::string stretch = "uniform"; // grid.stretch: uniform | tanh
     double stretch_factor = 0;       // grid.stretch_factor (> 0 for tanh)
+    // grid.utrans, grid.vtrans: the model runs in a frame moving with this velocity
+    // (Galilean translation, m/s), so that a strong mean wind does not cut the time step;
+    // every input and output velocity stays in the ground frame.
+    double utrans = 0, vtrans = 0;
 };
 
 struct MpiConfig {

@@ -73,6 +73,8 @@ std::string emit_resolved(const Config& c) {
     w.reals("z", g.z); // [] means: levels from the stretching rule
     w.text("stretch", g.stretch);
     w.real("stretch_factor", g.stretch_factor);
+    w.real("utrans", g.utrans);
+    w.real("vtrans", g.vtrans);
     w.end();
 
     w.begin("mpi");

@@ -51,8 +51,10 @@ void Model<T>::set_boundaries() {
                                      .jj = d.jj,
                                      .kk = d.kk});
     };
-    mom(f_.u, T(bc.u_bot), T(bc.u_top), f_.dudz_bot);
-    mom(f_.v, T(bc.v_bot), T(bc.v_top), f_.dvdz_bot);
+    // Wall velocities in the model's frame (grid.utrans, vtrans).
+    const auto& g = cfg_.grid;
+    mom(f_.u, T(bc.u_bot - g.utrans), T(bc.u_top - g.utrans), f_.dudz_bot);
+    mom(f_.v, T(bc.v_bot - g.vtrans), T(bc.v_top - g.vtrans), f_.dvdz_bot);
     launch_2d(r, sq::GhostW<T>{
                      .w = f_.w.data(), .kstart = d.kstart, .kend = d.kend, .jj = d.jj, .kk = d.kk});
 

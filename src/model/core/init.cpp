@@ -80,8 +80,9 @@ void set_initial_fields(const Config& cfg, const Grid<T>& g, Fields<T>& f) {
                     break;
                 }
                 }
-                f.u(i, j, k) = T(u);
-                f.v(i, j, k) = T(v);
+                // The model's frame moves with the translation (grid.utrans, vtrans).
+                f.u(i, j, k) = T(u - cfg.grid.utrans);
+                f.v(i, j, k) = T(v - cfg.grid.vtrans);
                 f.w(i, j, k) = T(w);
                 if (f.has_scalar) f.s(i, j, k) = T(s);
             }

@@ -112,8 +112,8 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
         smag_mlen2_.to_device();
     }
     if (cfg.coriolis.enabled()) {
-        coriolis_ug_.assign(g_.d.kcells, T(cfg.coriolis.ug), on_device_);
-        coriolis_vg_.assign(g_.d.kcells, T(cfg.coriolis.vg), on_device_);
+        coriolis_ug_.assign(g_.d.kcells, T(cfg.coriolis.ug - cfg.grid.utrans), on_device_);
+        coriolis_vg_.assign(g_.d.kcells, T(cfg.coriolis.vg - cfg.grid.vtrans), on_device_);
         coriolis_ug_.to_device();
         coriolis_vg_.to_device();
     }
@@ -209,8 +209,8 @@ void Model<T>::set_sponge_reference() {
         sponge_sref_.assign(kc, T(0), on_device_);
         for (int k = 0; k < kc; ++k) {
             const auto [u, v] = initial_wind_profile(cfg_.init, g_.z[k]);
-            sponge_uref_[k] = T(u);
-            sponge_vref_[k] = T(v);
+            sponge_uref_[k] = T(u - cfg_.grid.utrans);
+            sponge_vref_[k] = T(v - cfg_.grid.vtrans);
             sponge_sref_[k] = T(initial_scalar_profile(cfg_.init, g_.z[k]));
         }
         for (DeviceArray<T>* a : {&sponge_uref_, &sponge_vref_, &sponge_sref_}) a->to_device();
@@ -409,6 +409,8 @@ void Model<T>::sample_stats() {
     }
     in.kappa = cfg_.kappa;
     in.nu = cfg_.nu;
+    in.utrans = cfg_.grid.utrans;
+    in.vtrans = cfg_.grid.vtrans;
     in.prandtl_t_inv = 1.0 / cfg_.prandtl_t;
     in.dt = dt();
     in.cfl = dg.cfl;

@@ -57,8 +57,10 @@ template <typename T>
 typename Output<T>::Var Output<T>::var(const std::string& name) {
     const std::string scalar = cfg_.thermo == ThermoType::buoy ? "b" : "th";
     const Derive none = Derive::none;
-    if (name == "u") return {name, &f_.u, true, false, false, none, "velocity in x", "m s-1"};
-    if (name == "v") return {name, &f_.v, false, true, false, none, "velocity in y", "m s-1"};
+    if (name == "u")
+        return {name, &f_.u, true, false, false, none, "velocity in x", "m s-1", cfg_.grid.utrans};
+    if (name == "v")
+        return {name, &f_.v, false, true, false, none, "velocity in y", "m s-1", cfg_.grid.vtrans};
     if (name == "w") return {name, &f_.w, false, false, true, none, "vertical velocity", "m s-1"};
     if (name == "w2")
         return {
@@ -365,7 +367,7 @@ void Output<T>::cross(double time) {
                     const T* row = &(*v.field)(d.istart, d.jstart + j - d.joffset, d.kstart + k);
                     for (int i : p.i) {
                         const T a = row[i - d.ioffset];
-                        mine.push_back(square ? a * a : a);
+                        mine.push_back(square ? a * a : T(a + v.offset));
                     }
                 }
         }
@@ -451,7 +453,7 @@ void Output<T>::fields(std::int64_t itime, double time) {
                                     : v.yh ? io::Stagger::y
                                     : v.zh ? io::Stagger::z
                                            : io::Stagger::centre;
-        list.push_back({v.name, v.long_name, v.units, v.field, stagger});
+        list.push_back({v.name, v.long_name, v.units, v.field, stagger, v.offset});
     }
     const std::string path =
         (fs::path(cfg_.output_dir) / io::fields_name(cfg_.name, itime)).string();

@@ -75,6 +75,7 @@ private:
         bool xh, yh, zh;   // on the x, y, z faces (else at the centres) along each axis
         Derive derive;
         std::string long_name, units;
+        double offset = 0; // added to every value: u and v in the ground frame (grid.utrans)
     };
     Var var(const std::string& name);
     std::vector<double> axis_values(const std::string& axis) const;

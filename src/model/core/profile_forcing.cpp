@@ -37,6 +37,9 @@ ProfileForcing<T>::ProfileForcing(const Config& cfg, const Grid<T>& g, const Dec
     nudge_th_ = at_levels(fc, fc.nudge_th, g);
     nudge_u_ = at_levels(fc, fc.nudge_u, g);
     nudge_v_ = at_levels(fc, fc.nudge_v, g);
+    // The momentum targets in the model's frame (grid.utrans, vtrans).
+    for (double& u : nudge_u_) u -= cfg.grid.utrans;
+    for (double& v : nudge_v_) v -= cfg.grid.vtrans;
     // ColumnSums writes (i, k) at i + k*jj: room for every level, and at least a plane (the
     // kernel declares it as one).
     column_sum_.assign(std::size_t(d.jj) * std::size_t(std::max(d.kcells, d.jcells)), T(0),

@@ -13,6 +13,8 @@ void Model<T>::surface_layer() {
     const auto& d = g_.d;
     const auto& bc = cfg_.bc;
     const T z1 = g_.z[d.kstart], z0m = T(bc.surface.z0m);
+    // The ground's velocity in the model's frame (grid.utrans, vtrans).
+    const T ubot = T(bc.u_bot - cfg_.grid.utrans), vbot = T(bc.v_bot - cfg_.grid.vtrans);
     const T g_over_thref = cfg_.thermo == ThermoType::dry ? T(cfg_.gravity / cfg_.thref) : T(1);
     const T* sflux = f_.has_scalar ? f_.s_fluxbot.data() : nullptr;
     // One extra column west and south so the face kernels find both neighbours.
@@ -26,8 +28,8 @@ void Model<T>::surface_layer() {
                                                  .s = f_.s.data(),
                                                  .s0 = T(bc.s_bot_at(time())),
                                                  .g_over_thref = g_over_thref,
-                                                 .ubot = T(bc.u_bot),
-                                                 .vbot = T(bc.v_bot),
+                                                 .ubot = ubot,
+                                                 .vbot = vbot,
                                                  .z1 = z1,
                                                  .z0m = z0m,
                                                  .z0h = T(bc.surface.z0h),
@@ -42,8 +44,8 @@ void Model<T>::surface_layer() {
                                             .v = f_.v.data(),
                                             .sfluxbot = sflux,
                                             .g_over_thref = g_over_thref,
-                                            .ubot = T(bc.u_bot),
-                                            .vbot = T(bc.v_bot),
+                                            .ubot = ubot,
+                                            .vbot = vbot,
                                             .z1 = z1,
                                             .z0m = z0m,
                                             .umin = sq::most::umin_default<T>(),
@@ -58,8 +60,8 @@ void Model<T>::surface_layer() {
                                                      .v = f_.v.data(),
                                                      .ustar = f_.ustar.data(),
                                                      .obuk_inv = f_.obuk_inv.data(),
-                                                     .ubot = T(bc.u_bot),
-                                                     .vbot = T(bc.v_bot),
+                                                     .ubot = ubot,
+                                                     .vbot = vbot,
                                                      .z1 = z1,
                                                      .z0m = z0m,
                                                      .kstart = d.kstart,

@@ -18,13 +18,14 @@ using h5::Id;
 
 // The interior of a field, levels [kstart, kstart + nk), as O (float32 output or T).
 template <typename O, typename T>
-void pack(const Field3d<T>& a, int nk, std::vector<O>& buf) {
+void pack(const Field3d<T>& a, int nk, std::vector<O>& buf, double offset) {
     const GridDims& d = a.dims();
     buf.resize(std::size_t(d.imax) * d.jmax * nk);
     std::size_t n = 0;
     for (int k = d.kstart; k < d.kstart + nk; ++k)
         for (int j = d.jstart; j < d.jend; ++j)
-            for (int i = d.istart; i < d.iend; ++i) buf[n++] = O(a(i, j, k));
+            for (int i = d.istart; i < d.iend; ++i)
+                buf[n++] = offset == 0 ? O(a(i, j, k)) : O(T(a(i, j, k) + offset));
 }
 
 const char* zdim(Stagger s) {
@@ -83,7 +84,7 @@ void write_on_root(const std::string& tmp, const FieldsInfo& info,
             refs[std::string("/") + xdim(f.stagger)].push_back({p, 3});
         });
         gather::write_blocks(attempt, ds, space, 1, nk, f.name, blocks, dc, buf,
-                             [&] { pack(*f.field, nk, buf); });
+                             [&] { pack(*f.field, nk, buf, f.offset); });
     }
     attempt([&] {
         h5::write_reference_lists(*file, refs);
@@ -98,7 +99,7 @@ void send_blocks(const std::vector<OutputField<T>>& fields, const Decomposition&
     std::vector<O> buf;
     for (const auto& f : fields) {
         const GridDims& d = f.field->dims();
-        pack(*f.field, f.stagger == Stagger::z ? d.ktot + 1 : d.ktot, buf);
+        pack(*f.field, f.stagger == Stagger::z ? d.ktot + 1 : d.ktot, buf, f.offset);
         MPI_Send(buf.data(), int(buf.size()), mpi_type<O>(), 0, 0, dc.comm);
     }
 }

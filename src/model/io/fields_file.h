@@ -29,6 +29,7 @@ struct OutputField {
     std::string name, long_name, units;
     const Field3d<T>* field; // host copy of this rank's field (interior read)
     Stagger stagger;
+    double offset = 0; // added to every value (u, v in the ground frame: grid.utrans)
 };
 
 struct FieldsInfo {

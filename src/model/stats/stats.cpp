@@ -227,8 +227,8 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
             r[2 * nz + k] =
                 hsum(kc, [&](int ijk) { return (s[ijk] - sbar[k]) * (s[ijk] - sbar[k]); });
         r[3 * nz + k] = hsum(kc, [&](int ijk) {
-            const double uc = sq::interp2(double(u[ijk]), double(u[ijk + 1]));
-            const double vc = sq::interp2(double(v[ijk]), double(v[ijk + jj]));
+            const double uc = sq::interp2(double(u[ijk]), double(u[ijk + 1])) + in.utrans;
+            const double vc = sq::interp2(double(v[ijk]), double(v[ijk + jj])) + in.vtrans;
             const double wc = sq::interp2(double(w[ijk]), double(w[ijk + kk]));
             return 0.5 * (uc * uc + vc * vc + wc * wc);
         });
@@ -310,8 +310,13 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         put(name, Loc::time, ln, units, std::vector<double>{x});
     };
     const double* fl = f;
-    put("u", Loc::z, "horizontal mean of u", "m s-1", slice(ubar, nz));
-    put("v", Loc::z, "horizontal mean of v", "m s-1", slice(vbar, nz));
+    auto ground = [&](const double* m, double trans) {
+        std::vector<double> r(m, m + nz);
+        for (double& x : r) x += trans;
+        return r;
+    };
+    put("u", Loc::z, "horizontal mean of u", "m s-1", ground(ubar, in.utrans));
+    put("v", Loc::z, "horizontal mean of v", "m s-1", ground(vbar, in.vtrans));
     put("w", Loc::zh, "horizontal mean of w", "m s-1", slice(wbar, nzh));
     put("u2", Loc::z, "variance of u", "m2 s-2", slice(&r[0], nz));
     put("v2", Loc::z, "variance of v", "m2 s-2", slice(&r[nz], nz));

@@ -52,9 +52,11 @@ struct StatsInput {
     //   Kh = kappa                                      (evisc == nullptr, constant diffusion)
     //   Kh = interp2(evisc) * prandtl_t_inv + kappa     (evisc != nullptr, smag2)
     const Field3d<T>* evisc = nullptr;
-    double kappa = 0;         // molecular scalar diffusivity (m2/s)
-    double nu = 0;            // molecular viscosity (m2/s), in the subgrid momentum fluxes
-    double prandtl_t_inv = 0; // 1 / turbulent Prandtl number
+    double kappa = 0;              // molecular scalar diffusivity (m2/s)
+    double nu = 0;                 // molecular viscosity (m2/s), in the subgrid momentum fluxes
+    double utrans = 0, vtrans = 0; // the model frame's velocity: u, v and ke are written in
+                                   // the ground frame (u + utrans, v + vtrans)
+    double prandtl_t_inv = 0;      // 1 / turbulent Prandtl number
 
     // 2-D surface arrays (index ij = i + j*jj of the local grid), each nullable.
     const T* s_fluxbot = nullptr; // surface scalar flux: used as the flux at kstart

@@ -21,12 +21,16 @@ struct Oscillation {
     double spread = 0;                    // max deviation from uniformity
 };
 
-Oscillation run_period(int steps_per_period) {
+// One run of `steps_per_period` steps over a period; with `trans`, in a frame moving with
+// (utrans, vtrans): the wind returned is the ground frame's, u + utrans + i (v + vtrans).
+Oscillation run_period(int steps_per_period, std::complex<double> trans = 0) {
     const Config cfg = load_case("inertial");
     const double f = cfg.coriolis.f, period = 2 * std::numbers::pi / f;
     const double dt = std::round(period / steps_per_period); // whole seconds: exact in ns
     const double endtime = dt * steps_per_period;
-    ModelRun<double> run(load_case("inertial", {"time.endtime=" + std::to_string(endtime)}),
+    ModelRun<double> run(load_case("inertial", {"time.endtime=" + std::to_string(endtime),
+                                                "grid.utrans=" + std::to_string(trans.real()),
+                                                "grid.vtrans=" + std::to_string(trans.imag())}),
                          MPI_COMM_WORLD);
     run.model->set_fixed_dt(dt);
     run.model->run();
@@ -34,12 +38,14 @@ Oscillation run_period(int steps_per_period) {
     const GridDims& d = run.model->grid().d;
     const auto& fl = run.model->fields();
     Oscillation o;
-    o.w = {fl.u(d.istart, d.jstart, d.kstart), fl.v(d.istart, d.jstart, d.kstart)};
+    o.w = std::complex<double>(fl.u(d.istart, d.jstart, d.kstart),
+                               fl.v(d.istart, d.jstart, d.kstart)) +
+          trans;
     for (int k = d.kstart; k < d.kend; ++k)
         for (int j = d.jstart; j < d.jend; ++j)
             for (int i = d.istart; i < d.iend; ++i)
-                o.spread = std::max({o.spread, std::abs(fl.u(i, j, k) - o.w.real()),
-                                     std::abs(fl.v(i, j, k) - o.w.imag())});
+                o.spread = std::max({o.spread, std::abs(fl.u(i, j, k) + trans.real() - o.w.real()),
+                                     std::abs(fl.v(i, j, k) + trans.imag() - o.w.imag())});
     const double u0 = cfg.init.u0;
     const std::complex<double> z(0, -f * dt);
     o.discrete = u0 * std::pow(1.0 + z + z * z / 2.0 + z * z * z / 6.0, steps_per_period);
@@ -69,6 +75,18 @@ TEST(Coriolis, InertialOscillationIsTheRk3RecurrenceAndThirdOrder) {
     const double fdt = f * std::round(2 * std::numbers::pi / f / 96);
     const double damping = 96 * std::pow(fdt, 4) / 24;
     EXPECT_NEAR(std::abs(fine.w) / u0, 1 - damping, 0.01 * damping);
+}
+
+// A Galilean translation (grid.utrans, vtrans) changes the frame, not the flow: the
+// geostrophic wind is translated with it, so the ground-frame wind is the same recurrence.
+TEST(Coriolis, TranslatedFrameKeepsTheGroundWind) {
+    const std::complex<double> trans(7.0, -3.0);
+    const Oscillation plain = run_period(48), moving = run_period(48, trans);
+    std::printf("ground wind: plain %.15f %+.15fi, translated %.15f %+.15fi\n", plain.w.real(),
+                plain.w.imag(), moving.w.real(), moving.w.imag());
+    EXPECT_LT(std::abs(moving.w - moving.discrete), 1e-12 * 10.0);
+    EXPECT_LT(std::abs(moving.w - plain.w), 1e-12 * 10.0);
+    EXPECT_LT(moving.spread, 1e-12 * 10.0);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "model/stats/stats.h"
 #include "stats_test_util.h"
@@ -394,4 +395,33 @@ TEST(StatsStressHeight, LinearStressGivesItsDepth) {
     EXPECT_NEAR(stress_height(stress, zh), 90.0, 1e-11);
     // A stress that never falls to 5 %: no depth.
     EXPECT_TRUE(std::isnan(stress_height(std::vector<double>(zh.size(), tau0), zh)));
+}
+
+// A translated run (grid.utrans, vtrans) writes the ground frame: the mean winds shifted by
+// the translation, variances and fluxes unchanged.
+TEST(Stats, TranslationShiftsOnlyTheMeanWind) {
+    const Config cfg = stats_test::test_config();
+    const Grid<double> g = Grid<double>::make(cfg, 1, 1, 0, 0);
+    const Decomposition dec = Decomposition::make(MPI_COMM_WORLD, 1, 1);
+    Fields f;
+    const State<double> st = make_state(g, f);
+    const std::string a = tmp_dir() + "/plain.h5", b = tmp_dir() + "/moving.h5";
+    for (const auto& [path, ut, vt] : {std::tuple{a, 0.0, 0.0}, std::tuple{b, 1.5, -0.25}}) {
+        Statistics<double> stats(g, dec, path, "", "th");
+        StatsInput<double> in = input(st, f, true, true);
+        in.utrans = ut;
+        in.vtrans = vt;
+        stats.sample(0.0, 0, in);
+        stats.write();
+    }
+    const auto ua = read_dataset(a, "/profiles/u").data, ub = read_dataset(b, "/profiles/u").data;
+    const auto va = read_dataset(a, "/profiles/v").data, vb = read_dataset(b, "/profiles/v").data;
+    for (std::size_t k = 0; k < ua.size(); ++k) {
+        EXPECT_NEAR(ub[k], ua[k] + 1.5, 1e-14);
+        EXPECT_NEAR(vb[k], va[k] - 0.25, 1e-14);
+    }
+    for (const char* name : {"/profiles/u2", "/profiles/u_flux", "/profiles/v_flux_res",
+                             "/profiles/th_flux", "/profiles/w2"})
+        EXPECT_EQ(read_dataset(a, name).data, read_dataset(b, name).data) << name;
+    EXPECT_NE(read_dataset(a, "/timeseries/ke").data, read_dataset(b, "/timeseries/ke").data);
 }
