@@ -29,6 +29,13 @@ std::pair<std::string, std::string> scalar_units(const std::string& s) {
     return {"1", "m s-1"};
 }
 
+// What a scalar is, for long names.
+std::string scalar_noun(const std::string& s) {
+    if (s == "th") return "potential temperature";
+    if (s == "b") return "buoyancy";
+    return "scalar " + s;
+}
+
 } // namespace
 
 // ---- Statistics ---------------------------------------------------------------------------
@@ -300,15 +307,14 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     // Append the sample. Variables not pushed this time are padded with NaN below.
     auto slice = [](const double* p, int n) { return std::vector<double>(p, p + n); };
     std::set<std::string> pushed;
-    auto put = [&](const std::string& name, Loc loc, const char* ln, const std::string& units,
-                   const std::vector<double>& val) {
+    auto put = [&](const std::string& name, Loc loc, const std::string& ln,
+                   const std::string& units, const std::vector<double>& val) {
         add(name, loc, ln, units);
         push(name, val);
         pushed.insert(name);
     };
-    auto put1 = [&](const std::string& name, const char* ln, const std::string& units, double x) {
-        put(name, Loc::time, ln, units, std::vector<double>{x});
-    };
+    auto put1 = [&](const std::string& name, const std::string& ln, const std::string& units,
+                    double x) { put(name, Loc::time, ln, units, std::vector<double>{x}); };
     const double* fl = f;
     auto ground = [&](const double* m, double trans) {
         std::vector<double> r(m, m + nz);
@@ -352,15 +358,16 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         const auto [su, sfu] = scalar_units(sn);
         std::vector<double> total(nzh);
         for (int kf = 0; kf < nzh; ++kf) total[kf] = fl[nzh + kf] + fl[2 * nzh + kf];
-        put(sn, Loc::z, "horizontal mean of the scalar", su, slice(sbar, nz));
-        put(sn + "2", Loc::z, "variance of the scalar", su == "1" ? "1" : su + "2",
+        const std::string noun = scalar_noun(sn);
+        put(sn, Loc::z, "horizontal mean of the " + noun, su, slice(sbar, nz));
+        put(sn + "2", Loc::z, "variance of the " + noun, su == "1" ? "1" : su + "2",
             slice(&r[2 * nz], nz));
-        put(sn + "_flux_res", Loc::zh, "resolved vertical scalar flux (mean w's')", sfu,
+        put(sn + "_flux_res", Loc::zh, "resolved vertical flux of the " + noun, sfu,
             slice(fl + nzh, nzh));
-        put(sn + "_flux_sgs", Loc::zh, "subgrid vertical scalar flux", sfu,
+        put(sn + "_flux_sgs", Loc::zh, "subgrid vertical flux of the " + noun, sfu,
             slice(fl + 2 * nzh, nzh));
-        put(sn + "_flux", Loc::zh, "total vertical scalar flux", sfu, total);
-        put1(sn + "_mean", "volume mean of the scalar", su, s_mean / zsum);
+        put(sn + "_flux", Loc::zh, "total vertical flux of the " + noun, sfu, total);
+        put1(sn + "_mean", "volume mean of the " + noun, su, s_mean / zsum);
         // Boundary-layer height: the face with the most negative total flux (interior faces).
         int kmin = 1;
         for (int kf = 1; kf < nzh - 1; ++kf)

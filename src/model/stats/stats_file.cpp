@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 namespace squall::stats_io {
 
@@ -65,23 +66,42 @@ std::unique_ptr<StatsFile> StatsFile::create(const std::string& path, const Head
     h5::write_string_attr(fid, "scalar", h.scalar);
     h5::write_string_attr(fid, "title",
                           "squall statistics: horizontal-mean profiles and time series");
-    {
-        Id t(create_growing(fid, "time", 0, 0, false), H5Dclose, "time");
+    h5::write_string_attr(fid, "Conventions", "CF-1.8");
+    // The coordinates, in the root and again in each group: a reader that opens one group
+    // (xarray's group=) finds its coordinates there. The groups' datasets use their own.
+    auto time_axis = [](hid_t loc) {
+        Id t(create_growing(loc, "time", 0, 0, false), H5Dclose, "time");
         h5::write_string_attr(t, "units", "s");
         h5::write_string_attr(t, "long_name", "model time");
+        h5::write_string_attr(t, "standard_name", "time");
+        h5::write_string_attr(t, "axis", "T");
         h5::make_scale(t, "time");
-    }
-    h5::write_scale(fid, "z", h.z, "m", "height of the cell centres");
-    h5::write_scale(fid, "zh", h.zh, "m", "height of the cell faces");
+    };
+    auto height_axes = [&](hid_t loc) {
+        for (const auto& [name, levels, what] :
+             {std::tuple{"z", &h.z, "height of the cell centres"},
+              std::tuple{"zh", &h.zh, "height of the cell faces"}}) {
+            h5::write_scale(loc, name, *levels, "m", what);
+            Id ds(H5Dopen2(loc, name, H5P_DEFAULT), H5Dclose, std::string("dataset ") + name);
+            h5::write_string_attr(ds, "standard_name", "height");
+            h5::write_string_attr(ds, "axis", "Z");
+            h5::write_string_attr(ds, "positive", "up");
+        }
+    };
+    time_axis(fid);
+    height_axes(fid);
     Id prof(H5Gcreate2(fid, "profiles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
             "group profiles");
+    time_axis(prof);
+    height_axes(prof);
     Id ts(H5Gcreate2(fid, "timeseries", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
           "group timeseries");
+    time_axis(ts);
     {
         Id ds(create_growing(ts, "step", 0, 0, true), H5Dclose, "step");
         h5::write_string_attr(ds, "units", "1");
         h5::write_string_attr(ds, "long_name", "time step number");
-        h5::attach(fid, ds, {"/time"});
+        h5::attach(fid, ds, {"/timeseries/time"});
     }
     f->file_.flush();
     return f;
@@ -123,7 +143,7 @@ std::unique_ptr<StatsFile> StatsFile::resume(const std::string& path, const Head
                                            name.size(), H5P_DEFAULT)),
                   std::string("names in ") + group);
             name.resize(std::size_t(len));
-            if (name == "step") continue;
+            if (name == "step" || name == "time" || name == "z" || name == "zh") continue;
             Id ds(H5Dopen2(g, name.c_str(), H5P_DEFAULT), H5Dclose, "dataset " + name);
             Id space(H5Dget_space(ds), H5Sclose, "dataspace of " + name);
             hsize_t dims[2] = {0, 0};
@@ -153,17 +173,21 @@ void StatsFile::set_extent_all(hsize_t nt) {
         const hsize_t dims[2] = {nt, len};
         check(H5Dset_extent(ds, dims), "resizing " + path);
     };
-    set("/time", 0);
-    set("/timeseries/step", 0);
+    for (const char* t : {"/time", "/profiles/time", "/timeseries/time", "/timeseries/step"})
+        set(t, 0);
     for (const VarInfo& v : vars_) set(path_of(v), row_length(v.loc, nz_, nzh_));
 }
 
 void StatsFile::write_reference_lists() {
     std::map<std::string, std::vector<std::pair<std::string, int>>> refs;
-    refs["/time"].push_back({"/timeseries/step", 0});
+    refs["/timeseries/time"].push_back({"/timeseries/step", 0});
     for (const VarInfo& v : vars_) {
-        refs["/time"].push_back({path_of(v), 0});
-        if (v.loc != Loc::time) refs[v.loc == Loc::z ? "/z" : "/zh"].push_back({path_of(v), 1});
+        if (v.loc == Loc::time) {
+            refs["/timeseries/time"].push_back({path_of(v), 0});
+        } else {
+            refs["/profiles/time"].push_back({path_of(v), 0});
+            refs[v.loc == Loc::z ? "/profiles/z" : "/profiles/zh"].push_back({path_of(v), 1});
+        }
     }
     h5::write_reference_lists(file_, refs);
 }
@@ -201,9 +225,10 @@ void StatsFile::define(const std::vector<VarInfo>& vars, bool exact) {
             h5::write_string_attr(ds, "units", v.units);
             h5::write_string_attr(ds, "long_name", v.long_name);
             if (series)
-                h5::attach(file_, ds, {"/time"});
+                h5::attach(file_, ds, {"/timeseries/time"});
             else
-                h5::attach(file_, ds, {"/time", v.loc == Loc::z ? "/z" : "/zh"});
+                h5::attach(file_, ds,
+                           {"/profiles/time", v.loc == Loc::z ? "/profiles/z" : "/profiles/zh"});
             vars_.push_back(v);
         }
         write_reference_lists();
@@ -232,7 +257,7 @@ void StatsFile::append(const std::vector<double>& time, const std::vector<long l
         // A full disk is detected before HDF5 touches the file, so that the file stays as the
         // last flush left it: the room needed is the new rows, a new chunk per dataset and
         // some metadata.
-        std::uintmax_t need = 64 * 1024 + 2 * (n + chunk_rows(1)) * 8;
+        std::uintmax_t need = 64 * 1024 + 4 * (n + chunk_rows(1)) * 8;
         for (const VarInfo& v : vars_) {
             const hsize_t len = row_length(v.loc, nz_, nzh_);
             need += (n + chunk_rows(len)) * len * 8;
@@ -246,6 +271,8 @@ void StatsFile::append(const std::vector<double>& time, const std::vector<long l
             put(path_of(v), len, H5T_NATIVE_DOUBLE, data[i] ? data[i]->data() : nullptr);
         }
         put("/timeseries/step", 0, H5T_NATIVE_LLONG, step.data());
+        put("/profiles/time", 0, H5T_NATIVE_DOUBLE, time.data());
+        put("/timeseries/time", 0, H5T_NATIVE_DOUBLE, time.data());
         put("/time", 0, H5T_NATIVE_DOUBLE, time.data()); // last: the time axis commits a sample
         file_.flush();
     } catch (...) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -288,22 +289,38 @@ TEST(Stats, DimensionScalesAndAttributes) {
     const State<double> st = make_state(g, f);
     stats.sample(1.0, 1, input(st, f, true, true));
     stats.write();
-    for (const char* s : {"/time", "/z", "/zh"}) EXPECT_TRUE(stats_test::is_scale(path, s)) << s;
+    const std::set<std::string> coords = {
+        "/time", "/z", "/zh", "/profiles/time", "/profiles/z", "/profiles/zh", "/timeseries/time"};
+    for (const std::string& c : coords) {
+        EXPECT_TRUE(stats_test::is_scale(path, c)) << c;
+        const std::string name = c.substr(c.rfind('/') + 1);
+        EXPECT_EQ(stats_test::read_string_attr(path, c, "axis"), name == "time" ? "T" : "Z") << c;
+    }
+    EXPECT_EQ(stats_test::read_string_attr(path, "/profiles/zh", "positive"), "up");
+    EXPECT_EQ(stats_test::read_string_attr(path, "/", "Conventions"), "CF-1.8");
     EXPECT_FALSE(stats_test::is_scale(path, "/profiles/u"));
     const auto all = stats_test::list_datasets(path);
     int nprof = 0, nseries = 0;
     for (const std::string& p : all) {
-        if (p == "/time" || p == "/z" || p == "/zh") continue;
-        EXPECT_TRUE(stats_test::scale_attached(path, p, "/time", 0)) << p;
+        if (coords.count(p)) continue;
+        const bool prof = p.rfind("/profiles/", 0) == 0;
+        // A group's datasets use that group's coordinates (xarray's group= finds them).
+        EXPECT_TRUE(
+            stats_test::scale_attached(path, p, prof ? "/profiles/time" : "/timeseries/time", 0))
+            << p;
         EXPECT_FALSE(stats_test::read_string_attr(path, p, "units").empty()) << p;
         EXPECT_FALSE(stats_test::read_string_attr(path, p, "long_name").empty()) << p;
-        if (p.rfind("/profiles/", 0) == 0) {
+        if (prof) {
             ++nprof;
             const auto ds = read_dataset(path, p);
             const bool faces = ds.dims[1] == 6;
-            EXPECT_TRUE(stats_test::scale_attached(path, p, faces ? "/zh" : "/z", 1)) << p;
-            EXPECT_FALSE(stats_test::scale_attached(path, p, faces ? "/z" : "/zh", 1)) << p;
-            EXPECT_FALSE(stats_test::scale_attached(path, p, "/time", 1)) << p;
+            EXPECT_TRUE(
+                stats_test::scale_attached(path, p, faces ? "/profiles/zh" : "/profiles/z", 1))
+                << p;
+            EXPECT_FALSE(
+                stats_test::scale_attached(path, p, faces ? "/profiles/z" : "/profiles/zh", 1))
+                << p;
+            EXPECT_FALSE(stats_test::scale_attached(path, p, "/profiles/time", 1)) << p;
         } else {
             ++nseries;
         }
@@ -311,8 +328,8 @@ TEST(Stats, DimensionScalesAndAttributes) {
     EXPECT_EQ(nprof, 17); // u v w u2 v2 w2 u/v_flux_res/sgs/total b b2 b_flux_res/sgs/flux
     // step ke h_stress b_mean zi b_fluxbot ustar obuk_inv obuk dt cfl dn div
     EXPECT_GE(nseries, 13);
-    EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/w", "/zh", 1));
-    EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/b", "/z", 1));
+    EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/w", "/profiles/zh", 1));
+    EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/b", "/profiles/z", 1));
     EXPECT_EQ(stats_test::read_string_attr(path, "/profiles/b", "units"), "m s-2");
     EXPECT_EQ(stats_test::read_string_attr(path, "/z", "units"), "m");
     EXPECT_EQ(stats_test::read_string_attr(path, "/time", "units"), "s");
