@@ -223,8 +223,9 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     };
 
     // Pass 2: centres u2, v2, s2, ke (4 nz); faces w2, s_res, s_sgs, u_res, v_res, u_sgs,
-    // v_sgs (7 nzh); then 3 surface sums: s_fluxbot, ustar, obuk_inv.
-    std::vector<double> r(4 * nz + 7 * nzh + 3, 0.0);
+    // v_sgs (7 nzh); then 3 surface sums: s_fluxbot, ustar, obuk_inv; then w3 (nzh) and
+    // evisc (nz).
+    std::vector<double> r(4 * nz + 7 * nzh + 3 + nzh + nz, 0.0);
     const double dxi = double(grid_.dxi), dyi = double(grid_.dyi);
     for (int k = 0; k < nz; ++k) {
         const int kc = ks + k;
@@ -302,6 +303,17 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     if (in.s_fluxbot) surf[0] = hsum(0, [&](int ij) { return in.s_fluxbot[ij]; });
     if (in.ustar) surf[1] = hsum(0, [&](int ij) { return in.ustar[ij]; });
     if (in.obuk_inv) surf[2] = hsum(0, [&](int ij) { return in.obuk_inv[ij]; });
+    double* w3 = surf + 3;
+    double* ev_mean = w3 + nzh;
+    for (int kf = 0; kf < nzh; ++kf) {
+        const double wb = wbar[kf];
+        w3[kf] = hsum(ks + kf, [&](int ijk) {
+            const double a = double(w[ijk]) - wb;
+            return a * a * a;
+        });
+    }
+    if (ev)
+        for (int k = 0; k < nz; ++k) ev_mean[k] = hsum(ks + k, [&](int ijk) { return ev[ijk]; });
     sum_allreduce(r);
 
     // Append the sample. Variables not pushed this time are padded with NaN below.
@@ -331,6 +343,13 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         slice(fl + 3 * nzh, nzh));
     put("v_flux_res", Loc::zh, "resolved vertical flux of v (mean v'w')", "m2 s-2",
         slice(fl + 4 * nzh, nzh));
+    put("w3", Loc::zh, "third moment of w", "m3 s-3", slice(w3, nzh));
+    std::vector<double> skew(nzh);
+    for (int kf = 0; kf < nzh; ++kf)
+        skew[kf] = fl[kf] > 0 ? w3[kf] / std::pow(fl[kf], 1.5) : nan_value;
+    put("w_skew", Loc::zh, "skewness of w (w3 / w2^1.5)", "1", skew);
+    if (ev)
+        put("evisc", Loc::z, "horizontal mean of the eddy viscosity", "m2 s-1", slice(ev_mean, nz));
     put("u_flux_sgs", Loc::zh, "subgrid vertical flux of u", "m2 s-2", slice(fl + 5 * nzh, nzh));
     put("v_flux_sgs", Loc::zh, "subgrid vertical flux of v", "m2 s-2", slice(fl + 6 * nzh, nzh));
     std::vector<double> u_total(nzh), v_total(nzh), stress(nzh);

@@ -208,7 +208,9 @@ TEST_P(StatsFile, AnalyticMeansVariancesAndFluxes) {
     const Config cfg = stats_test::test_config();
     const Grid<double> g = Grid<double>::make(cfg, 1, 1, 0, 0);
     const Decomposition dec = Decomposition::make(MPI_COMM_WORLD, 1, 1);
-    const std::string path = tmp_dir() + "/analytic.h5";
+    // One file per parameter: all four may run in one process.
+    const std::string path =
+        tmp_dir() + "/analytic_" + std::to_string(smag) + std::to_string(surface) + ".h5";
     const std::string yaml = "grid:\n  itot: 8\n# resolved\n";
     Statistics<double> stats(g, dec, path, yaml, "th", "analytic_case");
 
@@ -241,6 +243,38 @@ TEST_P(StatsFile, AnalyticMeansVariancesAndFluxes) {
         expect_row(read_dataset(path, "/profiles/u_flux_res"), r, e[r].u_res, tol, "u_res");
         expect_row(read_dataset(path, "/profiles/v_flux_res"), r, e[r].v_res, tol, "v_res");
         expect_row(read_dataset(path, "/profiles/u_flux_sgs"), r, e[r].u_sgs, tol, "u_sgs");
+        // Third moment of w: a plain sum over the stored field, level by level, and the
+        // skewness from it and the analytic variance (undefined at the walls, where w = 0).
+        const State<double>& st = r == 0 ? s1 : s2;
+        const GridDims& d = g.d;
+        std::vector<double> w3, skew;
+        for (int k = d.kstart; k <= d.kend; ++k) {
+            double sum = 0, mean = 0;
+            for (int j = d.jstart; j < d.jend; ++j)
+                for (int i = d.istart; i < d.iend; ++i) mean += st.w(i, j, k);
+            mean /= double(d.itot * d.jtot);
+            for (int j = d.jstart; j < d.jend; ++j)
+                for (int i = d.istart; i < d.iend; ++i) sum += std::pow(st.w(i, j, k) - mean, 3);
+            w3.push_back(sum / double(d.itot * d.jtot));
+            const double w2 = e[r].w2[std::size_t(k - d.kstart)];
+            skew.push_back(w2 > 0 ? w3.back() / std::pow(w2, 1.5) : 0.0);
+        }
+        expect_row(read_dataset(path, "/profiles/w3"), r, w3, tol, "w3");
+        const auto sk = read_dataset(path, "/profiles/w_skew");
+        for (std::size_t k = 0; k < skew.size(); ++k) {
+            const double got = sk.data[r * skew.size() + k];
+            if (e[r].w2[k] > 0)
+                EXPECT_NEAR(got, skew[k], 1e-10 * (1 + std::abs(skew[k]))) << "skew " << k;
+            else
+                EXPECT_TRUE(std::isnan(got)) << "skew at a wall " << k;
+        }
+        if (smag) {
+            std::vector<double> ev;
+            for (int k = d.kstart; k < d.kend; ++k) ev.push_back((r == 0 ? f1 : f2).E(g.z[k]));
+            expect_row(read_dataset(path, "/profiles/evisc"), r, ev, tol, "evisc");
+        } else {
+            EXPECT_FALSE(stats.has("evisc"));
+        }
         expect_row(read_dataset(path, "/profiles/v_flux_sgs"), r, e[r].v_sgs, tol, "v_sgs");
         std::vector<double> u_total(e[r].u_res.size());
         for (std::size_t k = 0; k < u_total.size(); ++k) u_total[k] = e[r].u_res[k] + e[r].u_sgs[k];
@@ -325,7 +359,8 @@ TEST(Stats, DimensionScalesAndAttributes) {
             ++nseries;
         }
     }
-    EXPECT_EQ(nprof, 17); // u v w u2 v2 w2 u/v_flux_res/sgs/total b b2 b_flux_res/sgs/flux
+    // u v w u2 v2 w2 w3 w_skew evisc u/v_flux_res/sgs/total b b2 b_flux_res/sgs/flux
+    EXPECT_EQ(nprof, 20);
     // step ke h_stress b_mean zi b_fluxbot ustar obuk_inv obuk dt cfl dn div
     EXPECT_GE(nseries, 13);
     EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/w", "/profiles/zh", 1));
