@@ -106,6 +106,16 @@ png_ok "$dir/cross2.png"
 run "cross: w at t = 60 s, y = 125 m, zh x x 9 x 16, min 0 max 95" \
     cross "$dir/case.cross_xz.h5" -o "$dir/cross3.png" --var w
 png_ok "$dir/cross3.png"
+# Averages over windows (0, 300, 600, 900 s and 2700 ... 3600 s), heights over zi, size and
+# resolution.
+run "profiles: th, th_flux, w2 averaged over 0-900 s (4 samples); 2700-3600 s (4 samples)" \
+    profiles "$dir/case.stats.h5" -o "$dir/avg.png" --average 0,900 --average 2700,3600 \
+    --normalise zi --size 9,3 --dpi 60
+png_ok "$dir/avg.png"
+# The anomaly of each level of an xz section: w - mean over x = i - 7.5.
+run "cross: w at t = 60 s, y = 125 m, zh x x 9 x 16, min -7.5 max 7.5" \
+    cross "$dir/case.cross_xz.h5" -o "$dir/anom.png" --var w --anomaly
+png_ok "$dir/anom.png"
 # Errors: one line naming the problem, exit 1, no traceback.
 err() { # pattern args...
     local pattern=$1 rc=0
@@ -116,6 +126,9 @@ err() { # pattern args...
     (($(wc -l <"$dir/o") == 1)) || fail "plot $*: more than one line: $(cat "$dir/o")"
     grep -q -- "$pattern" "$dir/o" || fail "plot $*: message '$(cat "$dir/o")' lacks '$pattern'"
 }
+err "no samples in --average 5000,6000" profiles "$dir/case.stats.h5" -o "$dir/e.png" --average 5000,6000
+err "ke is 0 at 0-0 s (1 samples): cannot normalise" profiles "$dir/case.stats.h5" -o "$dir/e.png" --average 0,0 --normalise ke
+err "--size 9: expected W,H in inches" series "$dir/case.stats.h5" -o "$dir/e.png" --size 9
 err "no variable qq (available: th, th_flux, w2)" profiles "$dir/case.stats.h5" -o "$dir/e.png" --vars th,qq
 err "no variable u (available: w, th)" cross "$dir/case.cross_xy.h5" -o "$dir/e.png" --var u
 err "time 5000 s outside the samples (0 to 3600 s)" profiles "$dir/case.stats.h5" -o "$dir/e.png" --times 5000
