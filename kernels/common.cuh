@@ -159,6 +159,8 @@ SQ_HD float cbrt_(float a) { return cbrtf(a); }
 SQ_HD double cbrt_(double a) { return cbrt(a); }
 SQ_HD float log_(float a) { return logf(a); }
 SQ_HD double log_(double a) { return log(a); }
+SQ_HD float exp_(float a) { return expf(a); }
+SQ_HD double exp_(double a) { return exp(a); }
 // clang-format on
 template <typename T>
 SQ_HD T sqr_(T a) {

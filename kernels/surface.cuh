@@ -245,11 +245,6 @@ SQ_HD BulkResult<T> solve_bulk(T U, T ds, T g_over_thref, T z1, T z0m, T z0h) {
     return r;
 }
 
-// clang-format off
-SQ_HD float exp_(float a) { return expf(a); }
-SQ_HD double exp_(double a) { return exp(a); }
-// clang-format on
-
 // Unstable root (Rb < 0) by Newton's method in t = ln(-zeta), on
 //   H(t) = ln(zeta fm(zeta)^3 / Rb) = t + 3 ln(kappa) - ln(-Rb) - 3 ln D,
 //   fm = kappa / D,  D = A - psi_m(zeta) + psi_m(r zeta),  A = ln(z1/z0m),  r = z0m/z1.
