@@ -202,9 +202,27 @@ void check_output_fields(CaseReader& r, const Config& c) {
                 r.fail_key(fmt::format("{}[{}]", key, n),
                            fmt::format("{} is outside the domain [0, {} = {}]",
                                        format_real((*list)[n]), axis, format_real(size)));
-    if (c.cross.every > 0 && c.cross.fields.empty())
-        r.fail_key("output.cross.fields", "output.cross.every > 0 needs at least one field");
-    if (c.cross.every > 0 && c.cross.xy.empty() && c.cross.xz.empty() && c.cross.yz.empty())
+    // The surface fields: the surface layer's arrays.
+    std::vector<std::string> surface_valid;
+    if (c.bc.surface.enabled) {
+        surface_valid = {"ustar", "obuk_inv", "u_fluxbot", "v_fluxbot"};
+        if (!scalar.empty()) surface_valid.push_back(scalar + "_fluxbot");
+    }
+    for (std::size_t n = 0; n < c.cross.surface.size(); ++n) {
+        const std::string k = fmt::format("output.cross.surface[{}]", n);
+        const std::string& name = c.cross.surface[n];
+        if (surface_valid.empty()) r.fail_key(k, "surface fields need boundary.surface_model most");
+        if (std::find(surface_valid.begin(), surface_valid.end(), name) == surface_valid.end())
+            r.fail_key(k, fmt::format("unknown surface field '{}'; this case has: {}", name,
+                                      fmt::join(surface_valid, ", ")));
+        if (std::count(c.cross.surface.begin(), c.cross.surface.begin() + long(n), name))
+            r.fail_key(k, fmt::format("'{}' is listed twice", name));
+    }
+    const bool positions = !c.cross.xy.empty() || !c.cross.xz.empty() || !c.cross.yz.empty();
+    if (c.cross.every > 0 && c.cross.fields.empty() && (positions || c.cross.surface.empty()))
+        r.fail_key("output.cross.fields", "output.cross.every > 0 needs at least one field "
+                                          "(or only output.cross.surface)");
+    if (c.cross.every > 0 && !c.cross.fields.empty() && !positions)
         r.fail_key("output.cross.xy", "output.cross.every > 0 needs at least one position in "
                                       "output.cross.xy, xz or yz");
     if (c.fields_out.every > 0 && c.fields_out.names.empty())
@@ -394,12 +412,13 @@ void read_sections(CaseReader& r, Config& c) {
     out.real("checkpoint_every", c.checkpoint_every, at_least(0));
     out.real("checkpoint_wall", c.checkpoint_wall, at_least(0));
     out.integer("checkpoint_keep", c.checkpoint_keep, at_least(1));
-    Section cross = out.child("cross", {"every", "fields", "xy", "xz", "yz"});
+    Section cross = out.child("cross", {"every", "fields", "xy", "xz", "yz", "surface"});
     cross.real("every", c.cross.every, at_least(0));
     cross.string_list("fields", c.cross.fields);
     cross.real_list("xy", c.cross.xy);
     cross.real_list("xz", c.cross.xz);
     cross.real_list("yz", c.cross.yz);
+    cross.string_list("surface", c.cross.surface);
     Section fout = out.child("fields", {"every", "names", "float32"});
     fout.real("every", c.fields_out.every, at_least(0));
     fout.string_list("names", c.fields_out.names);

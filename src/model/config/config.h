@@ -142,6 +142,9 @@ struct CrossConfig {
     double every = 0;                // output.cross.every (s, 0 = off)
     std::vector<std::string> fields; // output.cross.fields (names)
     std::vector<double> xy, xz, yz;  // heights, y and x positions (m)
+    // output.cross.surface: 2-D surface fields (ustar, obuk_inv, <s>_fluxbot, u_fluxbot,
+    // v_fluxbot), written to <case>.cross_surface.h5.
+    std::vector<std::string> surface;
 };
 
 // output.fields: whole 3-D fields, one file per output time.

@@ -188,6 +188,7 @@ std::string emit_resolved(const Config& c) {
     w.reals("xy", c.cross.xy);
     w.reals("xz", c.cross.xz);
     w.reals("yz", c.cross.yz);
+    w.texts("surface", c.cross.surface);
     w.end();
     w.begin("fields");
     w.real("every", c.fields_out.every);

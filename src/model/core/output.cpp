@@ -118,6 +118,27 @@ Output<T>::Output(const Config& cfg, const Grid<T>& grid, Fields<T>& fields,
         }
     }
     for (const auto& name : cfg.cross.fields) cross_vars_.push_back(var(name));
+    const std::string scalar = cfg.thermo == ThermoType::buoy ? "b" : "th";
+    for (const auto& name : cfg.cross.surface) {
+        if (name == "ustar")
+            surface_vars_.push_back({name, "friction velocity", "m s-1", &f_.ustar, false, false});
+        else if (name == "obuk_inv")
+            surface_vars_.push_back(
+                {name, "inverse Obukhov length", "m-1", &f_.obuk_inv, false, false});
+        else if (name == "u_fluxbot")
+            surface_vars_.push_back(
+                {name, "surface flux of u (u'w')", "m2 s-2", &f_.u_fluxbot, true, false});
+        else if (name == "v_fluxbot")
+            surface_vars_.push_back(
+                {name, "surface flux of v (v'w')", "m2 s-2", &f_.v_fluxbot, false, true});
+        else // <s>_fluxbot (load_config checks the names)
+            surface_vars_.push_back({name, "surface flux of the scalar",
+                                     scalar == "th" ? "K m s-1" : "m2 s-3", &f_.s_fluxbot, false,
+                                     false});
+    }
+    surface_.on = cfg.cross.every > 0 && !surface_vars_.empty();
+    surface_.path =
+        (fs::path(cfg.output_dir) / fmt::format("{}.cross_surface.h5", cfg.name)).string();
     for (const Var& v : cross_vars_)
         if (v.field == &scratch_ && scratch_.size() == 0) {
             scratch_ = Field3d<T>(d, f_.on_device);
@@ -181,6 +202,23 @@ io::CrossHeader header(const Config& cfg, const std::map<std::string, std::vecto
 } // namespace
 
 template <typename T>
+io::CrossHeader Output<T>::surface_header() const {
+    io::CrossHeader h;
+    h.case_name = cfg_.name;
+    h.version = SQUALL_VERSION;
+    h.title = "squall surface fields";
+    h.single = sizeof(T) == 4;
+    h.axes = {{"x", axis_values("x"), "x of the cell centres"},
+              {"xh", axis_values("xh"), "x of the cell faces"},
+              {"y", axis_values("y"), "y of the cell centres"},
+              {"yh", axis_values("yh"), "y of the cell faces"},
+              {"z", {0.0}, "height of the surface"}};
+    for (const SurfaceVar& v : surface_vars_)
+        h.vars.push_back({v.name, v.long_name, v.units, "z", v.yh ? "yh" : "y", v.xh ? "xh" : "x"});
+    return h;
+}
+
+template <typename T>
 void Output<T>::create() {
     const std::string prefix = cfg_.name + ".fields.";
     on_root((fs::path(cfg_.output_dir) / (prefix + "*.h5")).string(), [&] {
@@ -193,6 +231,10 @@ void Output<T>::create() {
                     "continue its run",
                     e.path().filename().string()));
     });
+    if (surface_.on)
+        on_root(surface_.path, [&] {
+            surface_.file = io::CrossFile::create(surface_.path, surface_header(), cfg_.overwrite);
+        });
     for (int o = 0; o < 3; ++o) {
         Section& s = sec_[o];
         if (!s.on) continue;
@@ -209,6 +251,10 @@ void Output<T>::create() {
 
 template <typename T>
 void Output<T>::resume(double time) {
+    if (surface_.on)
+        on_root(surface_.path, [&] {
+            surface_.file = io::CrossFile::resume(surface_.path, surface_header(), time);
+        });
     for (int o = 0; o < 3; ++o) {
         Section& s = sec_[o];
         if (!s.on) continue;
@@ -418,6 +464,14 @@ void Output<T>::cross(double time) {
             samples.emplace_back(&s, std::move(data));
         });
     }
+    if (surface_.on) {
+        gather_surface();
+        on_root(surface_.path, [&] {
+            std::vector<const void*> data;
+            for (const auto& g : surface_.global) data.push_back(g.data());
+            samples.emplace_back(&surface_, std::move(data));
+        });
+    }
     if (samples.empty()) return;
     writer_.run([samples = std::move(samples), time] {
         for (const auto& [s, data] : samples) {
@@ -428,6 +482,45 @@ void Output<T>::cross(double time) {
             }
         }
     });
+}
+
+template <typename T>
+void Output<T>::gather_surface() {
+    const auto& d = g_.d;
+    std::vector<T>& mine = surface_.mine;
+    mine.clear();
+    for (const SurfaceVar& v : surface_vars_) {
+        v.a->to_host();
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i)
+                mine.push_back((*v.a)[std::size_t(i + j * d.jj)]);
+    }
+    const std::size_t nv = surface_vars_.size();
+    std::vector<int> counts(blocks_.size()), displs(blocks_.size());
+    for (std::size_t r = 0; r < blocks_.size(); ++r) {
+        counts[r] = int(nv) * blocks_[r][2] * blocks_[r][3];
+        displs[r] = r == 0 ? 0 : displs[r - 1] + counts[r - 1];
+    }
+    std::vector<T>& got = surface_.got;
+    if (dc_.nprocs == 1) {
+        got = mine;
+    } else {
+        got.resize(blocks_.empty() ? 0 : std::size_t(displs.back() + counts.back()));
+        MPI_Gatherv(mine.data(), int(mine.size()), mpi_type<T>(), got.data(), counts.data(),
+                    displs.data(), mpi_type<T>(), 0, dc_.comm);
+    }
+    if (dc_.rank != 0) return;
+    // Each variable as a global (1, jtot, itot) plane: every rank's block in place.
+    surface_.global.assign(nv, std::vector<T>(std::size_t(d.itot) * d.jtot));
+    for (std::size_t r = 0; r < blocks_.size(); ++r) {
+        const auto& [ioff, joff, imax, jmax] = blocks_[r];
+        std::size_t at = std::size_t(displs[r]);
+        for (std::size_t n = 0; n < nv; ++n)
+            for (int j = 0; j < jmax; ++j)
+                for (int i = 0; i < imax; ++i)
+                    surface_.global[n][std::size_t(joff + j) * d.itot + std::size_t(ioff + i)] =
+                        got[at++];
+    }
 }
 
 template <typename T>

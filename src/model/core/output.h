@@ -26,6 +26,7 @@
 #include "model/decomp.h"
 #include "model/grid.h"
 #include "model/io/background_writer.h"
+#include "model/io/cross_file.h"
 #include "model/io/fields_file.h"
 
 namespace squall {
@@ -101,6 +102,17 @@ private:
     bool restarted_ = false;
     std::array<Section, 3> sec_;
     std::vector<Var> cross_vars_;
+    // The surface fields (output.cross.surface): 2-D arrays, one (z = 0, y, x) plane each.
+    struct SurfaceVar {
+        std::string name, long_name, units;
+        DeviceArray<T>* a;
+        bool xh, yh; // on the u (v) faces
+    };
+    Section surface_;
+    std::vector<SurfaceVar> surface_vars_;
+    io::CrossHeader surface_header() const;
+    // This rank's part of the surface fields, gathered on rank 0 into the global arrays.
+    void gather_surface();
     std::vector<std::array<int, 4>> blocks_; // rank 0: every rank's ioff, joff, imax, jmax
     DeviceArray<T> pack_;                    // GPU: one packed row or column
     Field3d<T> scratch_;                     // derived fields (allocated when asked for)

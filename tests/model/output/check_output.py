@@ -117,6 +117,23 @@ for o, (axis, pos) in positions.items():
         expect(v.dtype == chk["u"].dtype, f"xy: stored as {v.dtype}, the model as {chk['u'].dtype}")
         expect(ds.u.values[-1, 1, 3, 5] == chk["u"][k, 3, 5], "xy: u(500 m, j=3, i=5) differs")
 
+# The surface fields: one (y, x) plane per sample at z = 0, u's flux on the u faces; the
+# prescribed scalar flux (drycbl: 0.1 K m/s) everywhere, u* positive.
+ds = xr.open_dataset(os.path.join(one, "drycbl.cross_surface.h5"), engine="h5netcdf")
+expect(np.array_equal(seconds(ds.time.values), [0.0, 30.0, 60.0, 90.0, 120.0]),
+       f"surface: time {ds.time.values}")
+expect(ds.z.values.tolist() == [0.0], f"surface: z {ds.z.values}")
+for name, dims in {"ustar": ("z", "y", "x"), "th_fluxbot": ("z", "y", "x"),
+                   "u_fluxbot": ("z", "y", "xh"), "v_fluxbot": ("z", "yh", "x"),
+                   "obuk_inv": ("z", "y", "x")}.items():
+    expect(ds[name].dims == ("time",) + dims, f"surface: {name} has dims {ds[name].dims}")
+    expect(ds[name].shape[2:] == (12, 16), f"surface: {name} has shape {ds[name].shape}")
+    expect(np.all(np.isfinite(ds[name].values)), f"surface: {name} is not finite")
+expect(np.all(ds.th_fluxbot.values == ds.th_fluxbot.dtype.type(0.1)),
+       "surface: th_fluxbot is not the prescribed 0.1")
+expect(np.all(ds.ustar.values > 0), "surface: ustar is not positive")
+expect(np.all(ds.u_fluxbot.values[-1] != 0), "surface: u_fluxbot is 0 somewhere")
+
 fields = sorted(glob.glob(os.path.join(one, "drycbl.fields.*.h5")))
 expect([os.path.basename(p)[14:34] for p in fields] ==
        ["%020d" % (t * 10**9) for t in (0, 60, 120)], f"3-D field files {fields}")

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Cross-sections and 3-D fields of a small drycbl on 1 rank and on 2x2 ranks: xarray opens
+# Cross-sections (the surface fields too) and 3-D fields of a small drycbl on 1 rank and on
+# 2x2 ranks: xarray opens
 # every file, coordinates and the time axis match the grid, the values match the final
 # checkpoint (an independent writer of the same state), and the two runs agree bitwise.
 # A second run into the same directory is refused. With BACKEND gpu (only the planes are
@@ -19,7 +20,7 @@ opts=(--backend "$backend" --set grid.itot=16 --set grid.jtot=12 --set grid.ktot
       --set model.precision="$prec" --set time.endtime=120 --set output.stats_every=0
       --set output.checkpoint_every=1e9
       --set "output.cross={every: 30, fields: [u, v, w, th, evisc, w2, vort_x, vort_y, vort_z], xy: [100, 500, 2400],
-             xz: [2400, 10], yz: [1000, 4800, 3000]}"
+             xz: [2400, 10], yz: [1000, 4800, 3000], surface: [ustar, th_fluxbot, u_fluxbot, v_fluxbot, obuk_inv]}"
       --set "output.fields={every: 60, names: [u, v, w, th, evisc], float32: $([ "$prec" = float ] && echo false || echo true)}")
 
 "$squall" run "$case" "${opts[@]}" --set output.dir="$dir/one" >"$dir/one.log" 2>&1 ||
