@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/threads.h"
 #include "app/tune_command.h"
 #include "model/config/config.h"
 #include "model/core/model.h"
@@ -104,7 +105,9 @@ int main(int argc, char** argv) {
     CLI::App* run = app.add_subcommand("run", "run a case");
     add_case_options(run);
     // More threads than this is a typo, not a machine (GOMP crashed on 100000).
-    run->add_option("--threads", threads, "OpenMP threads per rank (default: OMP_NUM_THREADS)")
+    run->add_option("--threads", threads,
+                    "OpenMP threads per rank (default: OMP_NUM_THREADS, else the rank's share "
+                    "of the cores, fewer where other processes hold them)")
         ->check(CLI::Range(1, 1024));
     std::string restart;
     run->add_option("--restart", restart,
@@ -145,7 +148,16 @@ int main(int argc, char** argv) {
                 fmt::print("{}\n# decomposition on {} rank(s): {} x {}\n", cfg.resolved_yaml,
                            nprocs, np.npx, np.npy);
         } else {
-            if (threads > 0) omp_set_num_threads(threads);
+            if (threads > 0) {
+                omp_set_num_threads(threads);
+            } else if (!std::getenv("OMP_NUM_THREADS")) {
+                const squall::app::ThreadChoice c = squall::app::default_threads();
+                omp_set_num_threads(c.threads);
+                if (rank_of_world() == 0)
+                    fmt::print("squall: info: {} OpenMP thread(s) per rank ({}; --threads or "
+                               "OMP_NUM_THREADS choose)\n",
+                               c.threads, c.why);
+            }
             // Read when the backends start, so before run_case.
             if (profile) setenv("SQUALL_PROFILE", "1", 1);
             cfg.restart = restart;
