@@ -36,7 +36,7 @@ const std::vector<SectionKeys>& schema_sections() {
         {"coriolis", {"f", "ug", "vg"}},
         {"forcing",
          {"z", "th_tendency", "w_ls", "subsidence_momentum", "nudge_time", "nudge_th", "nudge_u",
-          "nudge_v"}},
+          "nudge_v", "file"}},
         {"init",
          {"type", "th0", "lapse_rate", "mixed_layer_height", "perturb_amplitude",
           "perturb_velocity", "perturb_height", "seed", "u0", "v0", "profiles"}},
@@ -370,6 +370,26 @@ void read_sections(CaseReader& r, Config& c) {
     forcing.real_list("nudge_th", c.forcing.nudge_th);
     forcing.real_list("nudge_u", c.forcing.nudge_u);
     forcing.real_list("nudge_v", c.forcing.nudge_v);
+    {
+        // The table from a CSV file instead (found beside the case): z and any columns.
+        ForcingConfig& fc = c.forcing;
+        const std::pair<const char*, std::vector<double>*> columns[] = {
+            {"th_tendency", &fc.th_tendency},
+            {"w_ls", &fc.w_ls},
+            {"nudge_th", &fc.nudge_th},
+            {"nudge_u", &fc.nudge_u},
+            {"nudge_v", &fc.nudge_v}};
+        ProfileTable t;
+        if (read_profile_table(r, forcing, "file",
+                               {"th_tendency", "w_ls", "nudge_th", "nudge_u", "nudge_v"}, t)) {
+            if (!fc.z.empty())
+                r.fail_key("forcing.file", "gives the table that forcing.z and its columns give: "
+                                           "give one of them");
+            fc.z = t.z;
+            for (const auto& [name, col] : columns)
+                if (const std::vector<double>* v = t.column(name)) *col = *v;
+        }
+    }
 
     Section init = top.child("init", keys_of("init"));
     InitConfig& in = c.init;

@@ -591,6 +591,15 @@ TEST(Config, ProfileTablesFromCsvAndYaml) {
         EXPECT_EQ(t.column("v"), nullptr);
     }
     EXPECT_EQ(a.init.profiles.source, (dir / "init.csv").string());
+    // A forcing table from a file beside the case: its columns become forcing's lists.
+    std::ofstream(dir / "forcing.csv") << "z, w_ls, th_tendency\n0, 0, -2e-5\n1500, -0.0065, "
+                                          "-2e-5\n2100, 0, 0\n";
+    std::ofstream(dir / "forced.yaml") << head << "forcing: {file: forcing.csv}\n";
+    const Config fcfg = load_config((dir / "forced.yaml").string());
+    EXPECT_EQ(fcfg.forcing.z, (std::vector<double>{0, 1500, 2100}));
+    EXPECT_EQ(fcfg.forcing.w_ls, (std::vector<double>{0, -0.0065, 0}));
+    EXPECT_EQ(fcfg.forcing.th_tendency, (std::vector<double>{-2e-5, -2e-5, 0}));
+    EXPECT_TRUE(fcfg.forcing.nudge_th.empty());
     EXPECT_EQ(a.init.velocity_amplitude(), 0.1); // perturb_velocity defaults to the amplitude
     fs::remove_all(dir);                         // the resolved YAML no longer needs the file
     const Config r = load_config(TempCase("tables_resolved", a.resolved_yaml).str());
