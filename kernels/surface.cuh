@@ -202,6 +202,15 @@ SQ_HD ObukResult<T> solve_obukhov_bracketed(T U, T b0, T z1, T z0m) {
     return r;
 }
 
+// The first level's wind speed relative to the wall at the centre of the column whose first
+// level is ijk (u and v averaged from their faces), at least umin.
+template <typename T>
+SQ_HD T column_wind(const T* u, const T* v, int ijk, int jj, T ubot, T vbot, T umin) {
+    const T du = interp2(u[ijk], u[ijk + 1]) - ubot;
+    const T dv = interp2(v[ijk], v[ijk + jj]) - vbot;
+    return max_(sqrt_(du * du + dv * dv), umin);
+}
+
 // --- prescribed surface value ---------------------------------------------------------------
 // With the surface scalar s0 given instead of its flux, the bulk relations
 //   u* = U fm,  flux = -u* fh (s1 - s0),  1/L = -kappa g_over_thref flux / u*^3
@@ -333,10 +342,7 @@ struct SurfaceMost {
     static constexpr const char* name = "surface_most";
     SQ_HD void operator()(int i, int j) const {
         const int ij = i + j * jj;
-        const int ijk = ij + kstart * kk;
-        const T du = interp2(u[ijk], u[ijk + 1]) - ubot;
-        const T dv = interp2(v[ijk], v[ijk + jj]) - vbot;
-        const T U = max_(sqrt_(du * du + dv * dv), umin);
+        const T U = most::column_wind(u, v, ij + kstart * kk, jj, ubot, vbot, umin);
         const T b0 = sfluxbot ? g_over_thref * sfluxbot[ij] : T(0);
         const most::ObukResult<T> r = most::solve_obukhov(U, b0, z1, z0m);
         ustar[ij] = r.ustar;
@@ -370,11 +376,8 @@ struct SurfaceMostValue {
     }
     static constexpr const char* name = "surface_most_value";
     SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj;
-        const int ijk = ij + kstart * kk;
-        const T du = interp2(u[ijk], u[ijk + 1]) - ubot;
-        const T dv = interp2(v[ijk], v[ijk + jj]) - vbot;
-        const T U = max_(sqrt_(du * du + dv * dv), umin);
+        const int ij = i + j * jj, ijk = ij + kstart * kk;
+        const T U = most::column_wind(u, v, ijk, jj, ubot, vbot, umin);
         const most::BulkResult<T> r = most::solve_bulk(U, s[ijk] - s0, g_over_thref, z1, z0m, z0h);
         ustar[ij] = r.ustar;
         obuk_inv[ij] = r.obuk_inv;
