@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -171,9 +172,7 @@ std::string off_hint(const std::string& key) {
 
 // Names and positions of output.cross and output.fields.
 void check_output_fields(CaseReader& r, const Config& c) {
-    const std::string scalar = c.thermo == ThermoType::dry    ? "th"
-                               : c.thermo == ThermoType::buoy ? "b"
-                                                              : "";
+    const std::string scalar = scalar_name(c.thermo);
     auto check_names = [&](const char* key, const std::vector<std::string>& names, bool derived) {
         std::vector<std::string> valid = {"u", "v", "w"};
         if (!scalar.empty()) valid.push_back(scalar);
@@ -240,16 +239,19 @@ void check_file_name(CaseReader& r, const std::string& key, const std::string& v
                                     v));
 }
 
+// forcing's columns by height, by name (F: ForcingConfig, or const).
+template <class F>
+auto forcing_columns(F& fc) {
+    return std::array{std::pair{"th_tendency", &fc.th_tendency}, std::pair{"w_ls", &fc.w_ls},
+                      std::pair{"nudge_th", &fc.nudge_th}, std::pair{"nudge_u", &fc.nudge_u},
+                      std::pair{"nudge_v", &fc.nudge_v}};
+}
+
 // The forcing tables: one value per forcing.z in each given column, heights increasing, and
 // each part's prerequisites.
 void check_forcing(CaseReader& r, const Config& c) {
     const ForcingConfig& fc = c.forcing;
-    const std::pair<const char*, const std::vector<double>*> columns[] = {
-        {"th_tendency", &fc.th_tendency},
-        {"w_ls", &fc.w_ls},
-        {"nudge_th", &fc.nudge_th},
-        {"nudge_u", &fc.nudge_u},
-        {"nudge_v", &fc.nudge_v}};
+    const auto columns = forcing_columns(fc);
     bool any = false;
     for (const auto& [name, col] : columns) {
         if (col->empty()) continue;
@@ -363,25 +365,17 @@ void read_sections(CaseReader& r, Config& c) {
 
     Section forcing = top.child("forcing", keys_of("forcing"));
     forcing.real_list("z", c.forcing.z);
-    forcing.real_list("th_tendency", c.forcing.th_tendency);
-    forcing.real_list("w_ls", c.forcing.w_ls);
+    for (const auto& [name, col] : forcing_columns(c.forcing)) forcing.real_list(name, *col);
     forcing.boolean("subsidence_momentum", c.forcing.subsidence_momentum);
     forcing.real("nudge_time", c.forcing.nudge_time, at_least(0));
-    forcing.real_list("nudge_th", c.forcing.nudge_th);
-    forcing.real_list("nudge_u", c.forcing.nudge_u);
-    forcing.real_list("nudge_v", c.forcing.nudge_v);
     {
         // The table from a CSV file instead (found beside the case): z and any columns.
         ForcingConfig& fc = c.forcing;
-        const std::pair<const char*, std::vector<double>*> columns[] = {
-            {"th_tendency", &fc.th_tendency},
-            {"w_ls", &fc.w_ls},
-            {"nudge_th", &fc.nudge_th},
-            {"nudge_u", &fc.nudge_u},
-            {"nudge_v", &fc.nudge_v}};
+        const auto columns = forcing_columns(fc);
+        std::vector<std::string> names;
+        for (const auto& col : columns) names.push_back(col.first);
         ProfileTable t;
-        if (read_profile_table(r, forcing, "file",
-                               {"th_tendency", "w_ls", "nudge_th", "nudge_u", "nudge_v"}, t)) {
+        if (read_profile_table(r, forcing, "file", names, t)) {
             if (!fc.z.empty())
                 r.fail_key("forcing.file", "gives the table that forcing.z and its columns give: "
                                            "give one of them");
@@ -403,6 +397,7 @@ void read_sections(CaseReader& r, Config& c) {
     init.integer("seed", in.seed, at_least(0));
     init.real("u0", in.u0);
     init.real("v0", in.v0);
+    // A th column is read even without a thermo scheme, so that the error below names it.
     const std::string scalar = c.thermo == ThermoType::buoy ? "b" : "th";
     if (read_profile_table(r, init, "profiles", {scalar, "u", "v"}, in.profiles)) {
         if (in.type != InitType::profile)

@@ -23,6 +23,11 @@ enum class Tendencies { automatic, fused, separate };
 enum class AdvecScheme { second, second_i5 }; // "2", "2i5"
 enum class DiffType { none, constant, smag2 };
 enum class ThermoType { none, dry, buoy }; // dry: prognostic th; buoy: prognostic b
+// The thermodynamic scalar's name in output, statistics, checkpoints and tables: th (dry),
+// b (buoy), "" (none).
+inline const char* scalar_name(ThermoType t) {
+    return t == ThermoType::dry ? "th" : t == ThermoType::buoy ? "b" : "";
+}
 enum class MomBc { noslip, freeslip };
 enum class ScalarBc { dirichlet, neumann, flux };
 enum class InitType { zero, taylorgreen, random, couette, profile };

@@ -138,12 +138,9 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
     if (cfg.stats_every > 0) {
         const std::filesystem::path dir(cfg.output_dir);
         if (decomp_.rank == 0) std::filesystem::create_directories(dir);
-        const char* scalar = cfg.thermo == ThermoType::dry    ? "th"
-                             : cfg.thermo == ThermoType::buoy ? "b"
-                                                              : "";
-        stats_ =
-            std::make_unique<Statistics<T>>(g_, decomp_, (dir / cfg.stats_file).string(),
-                                            cfg.resolved_yaml, scalar, cfg.name, cfg.overwrite);
+        stats_ = std::make_unique<Statistics<T>>(g_, decomp_, (dir / cfg.stats_file).string(),
+                                                 cfg.resolved_yaml, scalar_name(cfg.thermo),
+                                                 cfg.name, cfg.overwrite);
     }
     if (icross_every_ > 0 || ifields_every_ > 0) {
         if (decomp_.rank == 0) std::filesystem::create_directories(cfg.output_dir);

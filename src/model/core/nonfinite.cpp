@@ -53,7 +53,7 @@ void fail_not_finite(Model<T>& m, const std::string& diagnostic) {
     const MPI_Comm comm = m.decomp().comm;
     Fields<T>& f = m.fields();
     std::vector<Scan<T>> scans = {{"u", &f.u, {}}, {"v", &f.v, {}}, {"w", &f.w, {}}};
-    if (f.has_scalar) scans.push_back({cfg.thermo == ThermoType::buoy ? "b" : "th", &f.s, {}});
+    if (f.has_scalar) scans.push_back({scalar_name(cfg.thermo), &f.s, {}});
 
     const long long npoints = (long long)d.itot * d.jtot * d.ktot;
     long long first = std::numeric_limits<long long>::max(); // over fields, then (k, j, i)

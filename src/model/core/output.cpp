@@ -55,7 +55,7 @@ std::vector<double> Output<T>::axis_values(const std::string& axis) const {
 
 template <typename T>
 typename Output<T>::Var Output<T>::var(const std::string& name) {
-    const std::string scalar = cfg_.thermo == ThermoType::buoy ? "b" : "th";
+    const std::string scalar = scalar_name(cfg_.thermo);
     const Derive none = Derive::none;
     if (name == "u")
         return {name, &f_.u, true, false, false, none, "velocity in x", "m s-1", cfg_.grid.utrans};
@@ -118,7 +118,7 @@ Output<T>::Output(const Config& cfg, const Grid<T>& grid, Fields<T>& fields,
         }
     }
     for (const auto& name : cfg.cross.fields) cross_vars_.push_back(var(name));
-    const std::string scalar = cfg.thermo == ThermoType::buoy ? "b" : "th";
+    const std::string scalar = scalar_name(cfg.thermo);
     for (const auto& name : cfg.cross.surface) {
         if (name == "ustar")
             surface_vars_.push_back({name, "friction velocity", "m s-1", &f_.ustar, false, false});
@@ -417,25 +417,16 @@ void Output<T>::cross(double time) {
                     }
                 }
         }
-        std::vector<int> counts(blocks_.size()), displs(blocks_.size());
+        std::vector<int> counts(blocks_.size());
         for (std::size_t r = 0; r < blocks_.size(); ++r) {
             const auto& b = blocks_[r];
-            int n = 0;
             for (const Var& v : cross_vars_) {
                 const Part p = part(s, v, b[0], b[1], b[2], b[3]);
-                n += int(p.k.size() * p.j.size() * p.i.size());
+                counts[r] += int(p.k.size() * p.j.size() * p.i.size());
             }
-            counts[r] = n;
-            displs[r] = r == 0 ? 0 : displs[r - 1] + counts[r - 1];
         }
-        std::vector<T>& got = s.got;
-        if (dc_.nprocs == 1) {
-            got.swap(mine);
-        } else {
-            got.resize(blocks_.empty() ? 0 : std::size_t(displs.back() + counts.back()));
-            MPI_Gatherv(mine.data(), int(mine.size()), mpi_type<T>(), got.data(), counts.data(),
-                        displs.data(), mpi_type<T>(), 0, dc_.comm);
-        }
+        const std::vector<int> displs = gather_on_root(s, counts);
+        const std::vector<T>& got = s.got;
         on_root(s.path, [&] {
             // Each variable as a global (z, y, x) array in the order of the file's axes.
             std::vector<std::vector<T>>& global = s.global;
@@ -485,6 +476,20 @@ void Output<T>::cross(double time) {
 }
 
 template <typename T>
+std::vector<int> Output<T>::gather_on_root(Section& s, const std::vector<int>& counts) {
+    std::vector<int> displs(counts.size());
+    for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    if (dc_.nprocs == 1) {
+        s.got.swap(s.mine);
+    } else {
+        s.got.resize(counts.empty() ? 0 : std::size_t(displs.back() + counts.back()));
+        MPI_Gatherv(s.mine.data(), int(s.mine.size()), mpi_type<T>(), s.got.data(), counts.data(),
+                    displs.data(), mpi_type<T>(), 0, dc_.comm);
+    }
+    return displs;
+}
+
+template <typename T>
 void Output<T>::gather_surface() {
     const auto& d = g_.d;
     std::vector<T>& mine = surface_.mine;
@@ -496,19 +501,11 @@ void Output<T>::gather_surface() {
                 mine.push_back((*v.a)[std::size_t(i + j * d.jj)]);
     }
     const std::size_t nv = surface_vars_.size();
-    std::vector<int> counts(blocks_.size()), displs(blocks_.size());
-    for (std::size_t r = 0; r < blocks_.size(); ++r) {
+    std::vector<int> counts(blocks_.size());
+    for (std::size_t r = 0; r < blocks_.size(); ++r)
         counts[r] = int(nv) * blocks_[r][2] * blocks_[r][3];
-        displs[r] = r == 0 ? 0 : displs[r - 1] + counts[r - 1];
-    }
-    std::vector<T>& got = surface_.got;
-    if (dc_.nprocs == 1) {
-        got = mine;
-    } else {
-        got.resize(blocks_.empty() ? 0 : std::size_t(displs.back() + counts.back()));
-        MPI_Gatherv(mine.data(), int(mine.size()), mpi_type<T>(), got.data(), counts.data(),
-                    displs.data(), mpi_type<T>(), 0, dc_.comm);
-    }
+    const std::vector<int> displs = gather_on_root(surface_, counts);
+    const std::vector<T>& got = surface_.got;
     if (dc_.rank != 0) return;
     // Each variable as a global (1, jtot, itot) plane: every rank's block in place.
     surface_.global.assign(nv, std::vector<T>(std::size_t(d.itot) * d.jtot));

@@ -91,6 +91,9 @@ private:
         const char *ydim = "y", *xdim = "x"; // the variable's axes
     };
     Part part(const Section& s, const Var& v, int ioff, int joff, int imax, int jmax) const;
+    // Rank 0 gathers every rank's s.mine (counts[r] values from rank r) into s.got, rank
+    // after rank (one rank: the two swap); returns each rank's offset in it. Collective.
+    std::vector<int> gather_on_root(Section& s, const std::vector<int>& counts);
     // Runs f on rank 0 and throws its failure on every rank, prefixed by path (by nothing
     // when path is empty: the message names the file).
     void on_root(const std::string& path, const std::function<void()>& f) const;

@@ -41,7 +41,7 @@ double field_bytes(const Grid<T>& g, std::size_t n) {
 template <typename T>
 std::vector<io::CheckpointField<T>> Model<T>::checkpoint_fields() {
     std::vector<io::CheckpointField<T>> r = {{"u", &f_.u}, {"v", &f_.v}, {"w", &f_.w}};
-    if (f_.has_scalar) r.push_back({cfg_.thermo == ThermoType::buoy ? "b" : "th", &f_.s});
+    if (f_.has_scalar) r.push_back({scalar_name(cfg_.thermo), &f_.s});
     if (les()) r.push_back({"evisc", &f_.evisc});
     return r;
 }
