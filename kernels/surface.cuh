@@ -13,6 +13,7 @@
 // Includes only common.cuh; the float/double math wrappers below keep float in float on
 // the host (unqualified sqrt(float) would pick the double C function there).
 #include "common.cuh"
+#include "moist.cuh"
 
 namespace sq {
 
@@ -479,8 +480,110 @@ struct SurfaceScalar {
     }
 };
 
+// The surface flux of the virtual potential temperature (thermo.type moist), which sets the
+// Obukhov length, from the prescribed fluxes of thl and qt and the lowest level's values
+// (unsaturated at the surface, so thv = thl (1 + c qt) with c = Rv/Rd - 1):
+//   thv_flux = thl_flux (1 + c qt1) + c thl1 qt_flux.
+// Same columns as SurfaceMost, which it precedes.
+template <typename T>
+struct SurfaceVirtualFlux {
+    T* thv_fluxbot; // writes
+    const T *thl_fluxbot, *qt_fluxbot;
+    const T *thl, *qt; // 3-D
+    int kstart;
+    int jj, kk;
+    template <class D>
+    SQ_HD constexpr void declare(D& d) const {
+        d.plane(SQ_ARG(thv_fluxbot), sq::Use::out).planes(SQ_ARG(thl_fluxbot), SQ_ARG(qt_fluxbot));
+        d.fields(SQ_ARG(thl), SQ_ARG(qt)).scalars(SQ_ARG(kstart), SQ_ARG(jj), SQ_ARG(kk));
+    }
+    static constexpr const char* name = "surface_virtual_flux";
+    SQ_HD void operator()(int i, int j) const {
+        const int ij = i + j * jj, ijk = ij + kstart * kk;
+        constexpr T c = moist::Constants<T>::rv / moist::Constants<T>::rd - T(1);
+        thv_fluxbot[ij] = thl_fluxbot[ij] * (T(1) + c * qt[ijk]) + c * thl[ijk] * qt_fluxbot[ij];
+    }
+};
+
+// A prescribed friction velocity (boundary.ustar): u* = ustar0 everywhere and 1/L from the
+// surface buoyancy flux B0 = g_over_thref sfluxbot, 1/L = -kappa B0 / u*^3 (sfluxbot ==
+// nullptr: neutral). Same columns as SurfaceMost.
+template <typename T>
+struct SurfaceUstar {
+    T* ustar;          // writes
+    T* obuk_inv;       // writes
+    const T* sfluxbot; // 2-D, nullable
+    T ustar0, g_over_thref;
+    int jj;
+    template <class D>
+    SQ_HD constexpr void declare(D& d) const {
+        d.plane(SQ_ARG(ustar), sq::Use::out).plane(SQ_ARG(obuk_inv), sq::Use::out);
+        d.plane(SQ_ARG(sfluxbot)).scalars(SQ_ARG(ustar0), SQ_ARG(g_over_thref), SQ_ARG(jj));
+    }
+    static constexpr const char* name = "surface_ustar";
+    SQ_HD void operator()(int i, int j) const {
+        const int ij = i + j * jj;
+        const T b0 = sfluxbot ? g_over_thref * sfluxbot[ij] : T(0);
+        ustar[ij] = ustar0;
+        obuk_inv[ij] = -most::kappa_vk<T>() * b0 / (ustar0 * ustar0 * ustar0);
+    }
+};
+
+// The surface stress of a prescribed u*, aligned against the wind at each face: with the
+// face's wind (du, dv) relative to the wall and |U| = max(sqrt(du^2 + dv^2), umin),
+//   ufluxbot = -u*^2 du / |U|  (v-face alike),
+// and the wall gradient from the flux-gradient relation as in SurfaceMomentumFlux.
+template <typename T>
+struct SurfaceMomentumFluxUstar {
+    T *ufluxbot, *vfluxbot;    // writes
+    T *dudz_bot, *dvdz_bot;    // writes
+    const T *u, *v;            // 3-D
+    const T *ustar, *obuk_inv; // 2-D, valid at i-1 and j-1 too
+    T ubot, vbot;
+    T z1, umin;
+    int kstart;
+    int jj, kk;
+    template <class D>
+    SQ_HD constexpr void declare(D& d) const {
+        d.plane(SQ_ARG(ufluxbot), sq::Use::out).plane(SQ_ARG(vfluxbot), sq::Use::out);
+        d.plane(SQ_ARG(dudz_bot), sq::Use::out).plane(SQ_ARG(dvdz_bot), sq::Use::out);
+        d.fields(SQ_ARG(u), SQ_ARG(v)).planes(SQ_ARG(ustar), SQ_ARG(obuk_inv));
+        d.scalars(SQ_ARG(ubot), SQ_ARG(vbot), SQ_ARG(z1), SQ_ARG(umin), SQ_ARG(kstart), SQ_ARG(jj),
+                  SQ_ARG(kk));
+    }
+    static constexpr const char* name = "surface_momentum_flux_ustar";
+    SQ_HD void operator()(int i, int j) const {
+        const int ij = i + j * jj;
+        const int ijk = ij + kstart * kk;
+        const T kz = most::kappa_vk<T>() * z1;
+        { // u-face between columns i-1 and i, v from the four faces around it
+            const T us = interp2(ustar[ij - 1], ustar[ij]);
+            const T li = interp2(obuk_inv[ij - 1], obuk_inv[ij]);
+            const T du = u[ijk] - ubot;
+            const T dv =
+                interp2(interp2(v[ijk - 1], v[ijk]), interp2(v[ijk - 1 + jj], v[ijk + jj])) - vbot;
+            const T speed = max_(sqrt_(du * du + dv * dv), umin);
+            const T flux = -us * us * du / speed;
+            ufluxbot[ij] = flux;
+            dudz_bot[ij] = -flux * most::phi_m(z1 * li) / (us * kz);
+        }
+        { // v-face between columns j-1 and j
+            const T us = interp2(ustar[ij - jj], ustar[ij]);
+            const T li = interp2(obuk_inv[ij - jj], obuk_inv[ij]);
+            const T du =
+                interp2(interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1])) - ubot;
+            const T dv = v[ijk] - vbot;
+            const T speed = max_(sqrt_(du * du + dv * dv), umin);
+            const T flux = -us * us * dv / speed;
+            vfluxbot[ij] = flux;
+            dvdz_bot[ij] = -flux * most::phi_m(z1 * li) / (us * kz);
+        }
+    }
+};
+
 // Every kernel of this header (tests and benchmarks iterate over them).
-using SurfaceKernels = KernelList<SurfaceMost, SurfaceMostValue, SurfaceStableLimit,
-                                  SurfaceMomentumFlux, SurfaceScalar>;
+using SurfaceKernels =
+    KernelList<SurfaceMost, SurfaceMostValue, SurfaceStableLimit, SurfaceMomentumFlux,
+               SurfaceScalar, SurfaceVirtualFlux, SurfaceUstar, SurfaceMomentumFluxUstar>;
 
 } // namespace sq

@@ -2,6 +2,7 @@
 // Dry buoyancy on w (docs/numerics.md "Buoyancy"), called for kstart+1 <= k < kend.
 #include "advec.cuh"
 #include "common.cuh"
+#include "moist.cuh"
 
 namespace sq {
 
@@ -149,7 +150,29 @@ struct AdvecW2Buoy {
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
+// thermo.type moist: the virtual potential temperature of a point from thl and qt, adjusted
+// to saturation at its level's reference pressure (kernels/moist.cuh). The buoyancy and the
+// closure's stability correction then take thv where the dry thermo takes th. Launched on
+// the ghost levels too (kstart - 1 and kend), whose thv the closure's N^2 reads.
+template <typename T>
+struct ThvMoist {
+    static constexpr const char* name = "thv_moist";
+    T* SQ_RESTRICT thv;
+    const T *SQ_RESTRICT thl, *SQ_RESTRICT qt;
+    const T *SQ_RESTRICT pref, *SQ_RESTRICT exner_ref; // by k
+    int jj, kk;
+    template <class D>
+    SQ_HD constexpr void declare(D& d) const {
+        d.field(SQ_ARG(thv), sq::Use::out).fields(SQ_ARG(thl), SQ_ARG(qt));
+        d.profiles(SQ_ARG(pref), SQ_ARG(exner_ref)).scalars(SQ_ARG(jj), SQ_ARG(kk));
+    }
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = index3(i, j, k, jj, kk);
+        thv[ijk] = moist::thv_from_thl(thl[ijk], qt[ijk], pref[k], exner_ref[k]);
+    }
+};
+
 // Every kernel of this header (tests and benchmarks iterate over them).
-using ThermoKernels = KernelList<BuoyancyTh, AdvecW2i5Buoy, AdvecW2Buoy>;
+using ThermoKernels = KernelList<BuoyancyTh, AdvecW2i5Buoy, AdvecW2Buoy, ThvMoist>;
 
 } // namespace sq

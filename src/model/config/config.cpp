@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -28,16 +29,17 @@ const std::vector<SectionKeys>& schema_sections() {
         {"mpi", {"npx", "npy"}},
         {"advection", {"scheme", "cflmax"}},
         {"diffusion", {"type", "nu", "kappa", "cs", "prandtl_t", "dnmax"}},
-        {"thermo", {"type", "thref", "gravity"}},
+        {"thermo", {"type", "thref", "gravity", "pbot"}},
+        {"scalars", {}}, // names the case chooses (read_scalars)
         {"boundary",
          {"mom_bot", "mom_top", "u_bot", "u_top", "v_bot", "v_top", "scalar_bot",
           "scalar_bot_value", "scalar_bot_rate", "scalar_top", "scalar_top_value", "surface_model",
-          "z0m", "z0h"}},
+          "z0m", "z0h", "ustar"}},
         {"sponge", {"enabled", "zstart", "sigma", "beta"}},
         {"coriolis", {"f", "ug", "vg"}},
         {"forcing",
          {"z", "th_tendency", "w_ls", "subsidence_momentum", "nudge_time", "nudge_th", "nudge_u",
-          "nudge_v", "file"}},
+          "nudge_v", "ug", "vg", "file"}}, // and forcing_columns' names for thl and the scalars
         {"init",
          {"type", "th0", "lapse_rate", "mixed_layer_height", "perturb_amplitude",
           "perturb_velocity", "perturb_height", "seed", "u0", "v0", "profiles"}},
@@ -108,8 +110,10 @@ std::vector<std::string> check_override_key(const std::string& key) {
     if (parts.size() == 1) return parts;
     if (parts[0] == "name" || parts.size() > 2)
         throw ConfigError(fmt::format("<command line>: {}: unknown key (too many levels)", key));
+    // scalars and forcing have keys named by the case: the reader checks those.
     const auto& keys = keys_of(parts[0]);
-    if (std::find(keys.begin(), keys.end(), parts[1]) == keys.end())
+    const bool named = parts[0] == "scalars" || parts[0] == "forcing";
+    if (!named && std::find(keys.begin(), keys.end(), parts[1]) == keys.end())
         unknown(parts[0], parts[1], keys);
     return parts;
 }
@@ -176,6 +180,7 @@ void check_output_fields(CaseReader& r, const Config& c) {
     auto check_names = [&](const char* key, const std::vector<std::string>& names, bool derived) {
         std::vector<std::string> valid = {"u", "v", "w"};
         if (!scalar.empty()) valid.push_back(scalar);
+        for (const ScalarConfig& sc : c.scalars) valid.push_back(sc.name);
         if (c.diff == DiffType::smag2) valid.push_back("evisc");
         if (derived)
             for (const char* n : {"w2", "vort_x", "vort_y", "vort_z"}) valid.push_back(n);
@@ -239,19 +244,11 @@ void check_file_name(CaseReader& r, const std::string& key, const std::string& v
                                     v));
 }
 
-// forcing's columns by height, by name (F: ForcingConfig, or const).
-template <class F>
-auto forcing_columns(F& fc) {
-    return std::array{std::pair{"th_tendency", &fc.th_tendency}, std::pair{"w_ls", &fc.w_ls},
-                      std::pair{"nudge_th", &fc.nudge_th}, std::pair{"nudge_u", &fc.nudge_u},
-                      std::pair{"nudge_v", &fc.nudge_v}};
-}
-
 // The forcing tables: one value per forcing.z in each given column, heights increasing, and
 // each part's prerequisites.
 void check_forcing(CaseReader& r, const Config& c) {
     const ForcingConfig& fc = c.forcing;
-    const auto columns = forcing_columns(fc);
+    const auto columns = forcing_columns(fc, c.thermo, c.scalars);
     bool any = false;
     for (const auto& [name, col] : columns) {
         if (col->empty()) continue;
@@ -262,7 +259,8 @@ void check_forcing(CaseReader& r, const Config& c) {
                                    col->size(), fc.z.size()));
     }
     if (!fc.z.empty() && !any)
-        r.fail_key("forcing.z", "has heights but no column: give th_tendency, w_ls or nudge_*");
+        r.fail_key("forcing.z",
+                   "has heights but no column: give th_tendency, w_ls, nudge_*, ug or vg");
     for (std::size_t k = 1; k < fc.z.size(); ++k)
         if (!(fc.z[k] > fc.z[k - 1]))
             r.fail_key(fmt::format("forcing.z[{}]", k),
@@ -274,17 +272,62 @@ void check_forcing(CaseReader& r, const Config& c) {
             if (!col->empty())
                 r.fail_key(fmt::format("forcing.{}", name),
                            "needs a scalar: thermo.type dry or buoy");
-    const bool targets = !fc.nudge_th.empty() || !fc.nudge_u.empty() || !fc.nudge_v.empty();
+    bool targets = !fc.nudge_th.empty() || !fc.nudge_u.empty() || !fc.nudge_v.empty();
+    for (const auto& [name, col] : fc.nudge_scalar) targets |= !col.empty();
     if (fc.nudge_time > 0 && !targets)
         r.fail_key("forcing.nudge_time",
                    "nudges towards nothing: give nudge_th, nudge_u or nudge_v");
     if (fc.nudge_time == 0 && targets)
-        r.fail_key(!fc.nudge_th.empty()  ? "forcing.nudge_th"
-                   : !fc.nudge_u.empty() ? "forcing.nudge_u"
-                                         : "forcing.nudge_v",
-                   "needs forcing.nudge_time > 0 (the relaxation time scale, s)");
+        for (const auto& [name, col] : columns)
+            if (name.rfind("nudge_", 0) == 0 && !col->empty())
+                r.fail_key(fmt::format("forcing.{}", name),
+                           "needs forcing.nudge_time > 0 (the relaxation time scale, s)");
     if (fc.subsidence_momentum && !fc.subsidence())
         r.fail_key("forcing.subsidence_momentum", "needs the subsidence profile forcing.w_ls");
+    if ((!fc.ug.empty() || !fc.vg.empty()) && !c.coriolis.enabled())
+        r.fail_key(fc.ug.empty() ? "forcing.vg" : "forcing.ug",
+                   "is the geostrophic wind of the Coriolis force: needs coriolis.f != 0");
+}
+
+// Names a scalar may not take: the other fields' and the statistics' own.
+bool reserved_name(const std::string& n) {
+    static const std::vector<std::string> taken = {
+        "u",    "v",     "w",    "p",   "th", "b",   "thl",         "thv",
+        "ql",   "evisc", "ke",   "zi",  "dt", "cfl", "dn",          "div",
+        "time", "z",     "zh",   "x",   "xh", "y",   "yh",          "ustar",
+        "w2",   "w3",    "obuk", "lwp", "u2", "v2",  "cloud_cover", "cloud_fraction"};
+    return std::find(taken.begin(), taken.end(), n) != taken.end() || n.rfind("vort_", 0) == 0;
+}
+
+// scalars: a map from each passive scalar's name to its settings.
+void read_scalars(CaseReader& r, Section& top, Config& c) {
+    Section all = top.child_of_names("scalars");
+    for (const std::string& name : all.keys_given()) {
+        const bool word = !name.empty() && std::islower(static_cast<unsigned char>(name[0])) &&
+                          std::all_of(name.begin(), name.end(), [](unsigned char ch) {
+                              return std::islower(ch) || std::isdigit(ch) || ch == '_';
+                          });
+        if (!word)
+            r.fail_key(all.dotted(name), fmt::format("'{}' is not a scalar name: use lower-case "
+                                                     "letters, digits and '_', starting with a "
+                                                     "letter",
+                                                     name));
+        if (reserved_name(name) || name == scalar_name(c.thermo))
+            r.fail_key(
+                all.dotted(name),
+                fmt::format("'{}' names another field or statistic: choose another name", name));
+        ScalarConfig sc;
+        sc.name = name;
+        Section s = all.child(
+            name, {"bot", "bot_value", "top", "top_value", "init_value", "perturb_amplitude"});
+        s.choice("bot", sc.bot, scalar_bc_names);
+        s.real("bot_value", sc.bot_value);
+        s.choice("top", sc.top, scalar_bc_names);
+        s.real("top_value", sc.top_value);
+        s.real("init_value", sc.init_value);
+        s.real("perturb_amplitude", sc.perturb_amplitude, at_least(0));
+        c.scalars.push_back(sc);
+    }
 }
 
 void read_sections(CaseReader& r, Config& c) {
@@ -334,6 +377,8 @@ void read_sections(CaseReader& r, Config& c) {
     thermo.choice("type", c.thermo, thermo_names);
     thermo.real("thref", c.thref, positive());
     thermo.real("gravity", c.gravity, at_least(0));
+    thermo.real("pbot", c.pbot, positive());
+    read_scalars(r, top, c);
 
     Section bc = top.child("boundary", keys_of("boundary"));
     BoundaryConfig& b = c.bc;
@@ -351,6 +396,7 @@ void read_sections(CaseReader& r, Config& c) {
     bc.choice("surface_model", b.surface.enabled, surface_names);
     bc.real("z0m", b.surface.z0m, positive());
     bc.real("z0h", b.surface.z0h, positive());
+    const bool ustar_given = bc.real("ustar", b.ustar, at_least(0));
 
     Section sponge = top.child("sponge", keys_of("sponge"));
     sponge.boolean("enabled", c.sponge.enabled);
@@ -363,15 +409,23 @@ void read_sections(CaseReader& r, Config& c) {
     coriolis.real("ug", c.coriolis.ug);
     coriolis.real("vg", c.coriolis.vg);
 
-    Section forcing = top.child("forcing", keys_of("forcing"));
+    for (const ScalarConfig& sc : c.scalars) { // forcing_columns points into these
+        c.forcing.scalar_tendency[sc.name];
+        c.forcing.nudge_scalar[sc.name];
+    }
+    std::vector<std::string> forcing_keys = {"z", "subsidence_momentum", "nudge_time", "file"};
+    for (const auto& col : forcing_columns(c.forcing, c.thermo, c.scalars))
+        forcing_keys.push_back(col.first);
+    Section forcing = top.child("forcing", forcing_keys);
     forcing.real_list("z", c.forcing.z);
-    for (const auto& [name, col] : forcing_columns(c.forcing)) forcing.real_list(name, *col);
+    for (const auto& [name, col] : forcing_columns(c.forcing, c.thermo, c.scalars))
+        forcing.real_list(name, *col);
     forcing.boolean("subsidence_momentum", c.forcing.subsidence_momentum);
     forcing.real("nudge_time", c.forcing.nudge_time, at_least(0));
     {
         // The table from a CSV file instead (found beside the case): z and any columns.
         ForcingConfig& fc = c.forcing;
-        const auto columns = forcing_columns(fc);
+        const auto columns = forcing_columns(fc, c.thermo, c.scalars);
         std::vector<std::string> names;
         for (const auto& col : columns) names.push_back(col.first);
         ProfileTable t;
@@ -398,8 +452,10 @@ void read_sections(CaseReader& r, Config& c) {
     init.real("u0", in.u0);
     init.real("v0", in.v0);
     // A th column is read even without a thermo scheme, so that the error below names it.
-    const std::string scalar = c.thermo == ThermoType::buoy ? "b" : "th";
-    if (read_profile_table(r, init, "profiles", {scalar, "u", "v"}, in.profiles)) {
+    const std::string scalar = c.thermo == ThermoType::none ? "th" : scalar_name(c.thermo);
+    std::vector<std::string> profile_columns = {scalar, "u", "v"};
+    for (const ScalarConfig& sc : c.scalars) profile_columns.push_back(sc.name);
+    if (read_profile_table(r, init, "profiles", profile_columns, in.profiles)) {
         if (in.type != InitType::profile)
             r.fail_key("init.profiles", fmt::format("needs init.type profile, got {}",
                                                     name_of(init_names, in.type)));
@@ -491,6 +547,19 @@ void read_sections(CaseReader& r, Config& c) {
             r.fail_key("boundary.scalar_bot",
                        "surface_model most takes a surface flux or a surface value: "
                        "scalar_bot must be flux or dirichlet, got neumann");
+        if (c.thermo == ThermoType::moist && b.s_bot == ScalarBc::dirichlet)
+            r.fail_key("boundary.scalar_bot",
+                       "thermo.type moist takes surface fluxes of thl and qt: scalar_bot must be "
+                       "flux, got dirichlet");
+        if (b.ustar > 0 && b.s_bot == ScalarBc::dirichlet)
+            r.fail_key("boundary.ustar", "a prescribed u* takes a prescribed surface flux: "
+                                         "boundary.scalar_bot must be flux, got dirichlet");
+        for (const ScalarConfig& sc : c.scalars)
+            if (sc.bot != ScalarBc::flux)
+                r.fail_key(fmt::format("scalars.{}.bot", sc.name),
+                           fmt::format("surface_model most takes a surface flux of every "
+                                       "passive scalar: bot must be flux, got {}",
+                                       name_of(scalar_bc_names, sc.bot)));
         const double z1 = lowest_level(g);
         for (auto [key, z0] : {std::pair{"z0m", b.surface.z0m}, std::pair{"z0h", b.surface.z0h}})
             if (!(z0 < z1))
@@ -499,10 +568,20 @@ void read_sections(CaseReader& r, Config& c) {
                                        format_real(z0), format_real(z1)));
     }
 
+    if (ustar_given && b.ustar > 0 && !b.surface.enabled)
+        r.fail_key("boundary.ustar", "a prescribed u* needs boundary.surface_model most");
+    if (c.thermo == ThermoType::moist && c.scalar_index("qt") < 0)
+        r.fail_key("thermo.type", "moist needs the total water as a passive scalar: give "
+                                  "scalars.qt (kg/kg, its boundary conditions and initial value)");
+    if (c.diff == DiffType::constant && !c.scalars.empty() && !(c.kappa > 0))
+        r.fail_key("diffusion.kappa", fmt::format("must be given and > 0 for diffusion.type "
+                                                  "constant with scalars, got {}",
+                                                  format_real(c.kappa)));
+
     if (c.tendencies == Tendencies::fused && !fused_tendencies_available(c))
         r.fail_key("model.tendencies",
                    fmt::format("fused needs advection.scheme 2i5 with diffusion.type smag2, "
-                               "or 2 with constant, and thermo.type dry or buoy (the fused "
+                               "or 2 with constant, and thermo.type dry, buoy or moist (the fused "
                                "kernels), got {}, {} and {}; use separate or auto",
                                name_of(advec_names, c.advec), name_of(diff_names, c.diff),
                                name_of(thermo_names, c.thermo)));
@@ -549,7 +628,8 @@ void read_sections(CaseReader& r, Config& c) {
 bool fused_tendencies_available(const Config& c) {
     const bool pair = (c.advec == AdvecScheme::second_i5 && c.diff == DiffType::smag2) ||
                       (c.advec == AdvecScheme::second && c.diff == DiffType::constant);
-    return pair && (c.thermo == ThermoType::dry || c.thermo == ThermoType::buoy);
+    return pair && (c.thermo == ThermoType::dry || c.thermo == ThermoType::buoy ||
+                    c.thermo == ThermoType::moist);
 }
 
 bool runs_fused_tendencies(const Config& c) {

@@ -1,6 +1,7 @@
 #pragma once
 // The resolved case configuration. Every YAML key maps onto one field here; see
 // docs/case-schema.md. Values are validated by load_config(); the model trusts them.
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -22,11 +23,16 @@ enum class Backend { automatic, cpu, gpu };
 enum class Tendencies { automatic, fused, separate };
 enum class AdvecScheme { second, second_i5 }; // "2", "2i5"
 enum class DiffType { none, constant, smag2 };
-enum class ThermoType { none, dry, buoy }; // dry: prognostic th; buoy: prognostic b
+// dry: prognostic th; buoy: prognostic b; moist: prognostic thl with the passive scalar qt
+// (kernels/moist.cuh).
+enum class ThermoType { none, dry, buoy, moist };
 // The thermodynamic scalar's name in output, statistics, checkpoints and tables: th (dry),
-// b (buoy), "" (none).
+// b (buoy), thl (moist), "" (none).
 inline const char* scalar_name(ThermoType t) {
-    return t == ThermoType::dry ? "th" : t == ThermoType::buoy ? "b" : "";
+    return t == ThermoType::dry     ? "th"
+           : t == ThermoType::buoy  ? "b"
+           : t == ThermoType::moist ? "thl"
+                                    : "";
 }
 enum class MomBc { noslip, freeslip };
 enum class ScalarBc { dirichlet, neumann, flux };
@@ -66,6 +72,9 @@ struct BoundaryConfig {
     // (units/s), e.g. a surface cooling rate.
     double s_bot_rate = 0;
     double s_bot_at(double t) const { return s_bot_value + s_bot_rate * t; }
+    // boundary.ustar: a prescribed friction velocity (m/s) for the surface model, the surface
+    // stress then aligned against the lowest level's wind; 0 = u* from Monin-Obukhov.
+    double ustar = 0;
     SurfaceConfig surface;
 };
 
@@ -95,6 +104,13 @@ struct ForcingConfig {
     bool subsidence_momentum = false; // forcing.subsidence_momentum: w_ls acts on u, v too
     double nudge_time = 0;            // forcing.nudge_time (s), 0 = no nudging
     std::vector<double> nudge_th, nudge_u, nudge_v; // forcing.nudge_*: targets, one per z
+    // forcing.ug, forcing.vg: the geostrophic wind by height (with coriolis.f), in place of
+    // the constant coriolis.ug, coriolis.vg.
+    std::vector<double> ug, vg;
+    // The passive scalars' columns by scalar name: forcing.<name>_tendency and
+    // forcing.nudge_<name> (the thermo scalar's are th_tendency and nudge_th above, named
+    // thl_tendency and nudge_thl with thermo.type moist).
+    std::map<std::string, std::vector<double>> scalar_tendency, nudge_scalar;
     // Whether each part acts.
     bool subsidence() const { return !w_ls.empty(); }
     bool nudging() const { return nudge_time > 0; }
@@ -102,11 +118,37 @@ struct ForcingConfig {
     bool scalar_forced() const {
         return !th_tendency.empty() || subsidence() || (nudging() && !nudge_th.empty());
     }
+    // The passive scalar `name`'s forcing: its tendency, subsidence, nudging.
+    bool passive_forced(const std::string& name) const {
+        return subsidence() || has(scalar_tendency, name) || (nudging() && has(nudge_scalar, name));
+    }
+    static bool has(const std::map<std::string, std::vector<double>>& m, const std::string& n) {
+        const auto it = m.find(n);
+        return it != m.end() && !it->second.empty();
+    }
     bool momentum_forced() const {
         return (subsidence() && subsidence_momentum) ||
                (nudging() && (!nudge_u.empty() || !nudge_v.empty()));
     }
-    bool enabled() const { return scalar_forced() || momentum_forced(); }
+    bool enabled() const {
+        bool passive = false;
+        for (const auto& [name, col] : scalar_tendency) passive |= !col.empty();
+        for (const auto& [name, col] : nudge_scalar) passive |= !col.empty();
+        return scalar_forced() || momentum_forced() || passive;
+    }
+};
+
+// scalars.<name>: a passive scalar, advected and diffused as the thermo scalar is (with its
+// diffusivity), with its own boundary conditions and initial state. thermo.type moist takes
+// the total water qt from here.
+struct ScalarConfig {
+    std::string name;
+    ScalarBc bot = ScalarBc::flux, top = ScalarBc::neumann; // scalars.<name>.bot, .top
+    double bot_value = 0, top_value = 0; // value, gradient or flux (kinematic: units m/s)
+    double init_value = 0;               // uniform initial value (an init.profiles column
+                                         // named after the scalar replaces it)
+    double perturb_amplitude = 0;        // random initial perturbation (below
+                                         // init.perturb_height)
 };
 
 // A table of profiles by height: a z column and named columns, one value per height,
@@ -181,8 +223,16 @@ struct Config {
     double dnmax = 0.4;                 // diffusion.dnmax
 
     ThermoType thermo = ThermoType::none; // thermo.type
-    double thref = 300;                   // thermo.thref (K)
+    double thref = 300;                   // thermo.thref (K); moist: the reference thv
     double gravity = 9.81;                // thermo.gravity
+    double pbot = 1e5;                    // thermo.pbot: surface pressure (Pa), moist
+    std::vector<ScalarConfig> scalars;    // scalars (passive; moist's qt among them)
+    // The index of the passive scalar `name` in scalars, or -1.
+    int scalar_index(const std::string& name) const {
+        for (std::size_t n = 0; n < scalars.size(); ++n)
+            if (scalars[n].name == name) return int(n);
+        return -1;
+    }
 
     BoundaryConfig bc;
     SpongeConfig sponge;

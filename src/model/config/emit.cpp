@@ -100,7 +100,23 @@ std::string emit_resolved(const Config& c) {
     w.text("type", name_of(thermo_names, c.thermo));
     w.real("thref", c.thref);
     w.real("gravity", c.gravity);
+    w.real("pbot", c.pbot);
     w.end();
+
+    if (!c.scalars.empty()) {
+        w.begin("scalars");
+        for (const ScalarConfig& sc : c.scalars) {
+            w.begin(sc.name.c_str());
+            w.text("bot", name_of(scalar_bc_names, sc.bot));
+            w.real("bot_value", sc.bot_value);
+            w.text("top", name_of(scalar_bc_names, sc.top));
+            w.real("top_value", sc.top_value);
+            w.real("init_value", sc.init_value);
+            w.real("perturb_amplitude", sc.perturb_amplitude);
+            w.end();
+        }
+        w.end();
+    }
 
     const BoundaryConfig& b = c.bc;
     w.begin("boundary");
@@ -118,6 +134,7 @@ std::string emit_resolved(const Config& c) {
     w.text("surface_model", name_of(surface_names, b.surface.enabled));
     w.real("z0m", b.surface.z0m);
     w.real("z0h", b.surface.z0h);
+    w.real("ustar", b.ustar);
     w.end();
 
     w.begin("sponge");
@@ -135,13 +152,10 @@ std::string emit_resolved(const Config& c) {
 
     w.begin("forcing");
     w.reals("z", c.forcing.z);
-    w.reals("th_tendency", c.forcing.th_tendency);
-    w.reals("w_ls", c.forcing.w_ls);
     w.boolean("subsidence_momentum", c.forcing.subsidence_momentum);
     w.real("nudge_time", c.forcing.nudge_time);
-    w.reals("nudge_th", c.forcing.nudge_th);
-    w.reals("nudge_u", c.forcing.nudge_u);
-    w.reals("nudge_v", c.forcing.nudge_v);
+    for (const auto& [name, col] : forcing_columns(c.forcing, c.thermo, c.scalars))
+        w.reals(name.c_str(), *col);
     w.end();
 
     const InitConfig& in = c.init;

@@ -160,6 +160,21 @@ bool Section::has(const std::string& key) const {
     return bool(value(key));
 }
 
+Section Section::child_of_names(const std::string& key) {
+    const YAML::Node v = value(key);
+    std::vector<std::string> names;
+    if (v && v.IsMap())
+        for (auto it = v.begin(); it != v.end(); ++it)
+            if (it->first.IsScalar()) names.push_back(it->first.Scalar());
+    return child(key, names);
+}
+
+std::vector<std::string> Section::keys_given() const {
+    std::vector<std::string> keys;
+    for (auto it = node_.begin(); it != node_.end(); ++it) keys.push_back(it->first.Scalar());
+    return keys;
+}
+
 bool Section::is_scalar(const std::string& key) const {
     const YAML::Node v = value(key);
     return v && v.IsScalar();

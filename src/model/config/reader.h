@@ -92,6 +92,10 @@ public:
     Section child(const std::string& key, std::vector<std::string> keys);
 
     bool has(const std::string& key) const;
+    // A child map whose keys are names the case chooses (scalars), each accepted; and
+    // those keys, in the file's order.
+    Section child_of_names(const std::string& key);
+    std::vector<std::string> keys_given() const;
     // Whether the key is present as a plain value (not a list or map).
     bool is_scalar(const std::string& key) const;
     std::string dotted(const std::string& key) const;
@@ -163,8 +167,10 @@ inline constexpr Named<AdvecScheme> advec_names[] = {{"2", AdvecScheme::second},
                                                      {"2i5", AdvecScheme::second_i5}};
 inline constexpr Named<DiffType> diff_names[] = {
     {"none", DiffType::none}, {"constant", DiffType::constant}, {"smag2", DiffType::smag2}};
-inline constexpr Named<ThermoType> thermo_names[] = {
-    {"none", ThermoType::none}, {"dry", ThermoType::dry}, {"buoy", ThermoType::buoy}};
+inline constexpr Named<ThermoType> thermo_names[] = {{"none", ThermoType::none},
+                                                     {"dry", ThermoType::dry},
+                                                     {"buoy", ThermoType::buoy},
+                                                     {"moist", ThermoType::moist}};
 inline constexpr Named<MomBc> mom_bc_names[] = {{"noslip", MomBc::noslip},
                                                 {"freeslip", MomBc::freeslip}};
 inline constexpr Named<ScalarBc> scalar_bc_names[] = {
@@ -183,6 +189,28 @@ struct SectionKeys {
     std::vector<std::string> keys;
 };
 const std::vector<SectionKeys>& schema_sections();
+
+// The forcing section's columns by height, as (key, column): the thermo scalar's tendency
+// and nudging target (th_tendency, nudge_th; thl_ with thermo.type moist), w_ls, nudge_u,
+// nudge_v, ug, vg, then <name>_tendency and nudge_<name> of each passive scalar, which it
+// creates in fc's maps (F: ForcingConfig, or const with the maps already filled).
+template <class F>
+auto forcing_columns(F& fc, ThermoType thermo, const std::vector<ScalarConfig>& scalars) {
+    using Column = decltype(&fc.w_ls);
+    const std::string th = thermo == ThermoType::moist ? "thl" : "th";
+    std::vector<std::pair<std::string, Column>> r = {{th + "_tendency", &fc.th_tendency},
+                                                     {"w_ls", &fc.w_ls},
+                                                     {"nudge_" + th, &fc.nudge_th},
+                                                     {"nudge_u", &fc.nudge_u},
+                                                     {"nudge_v", &fc.nudge_v},
+                                                     {"ug", &fc.ug},
+                                                     {"vg", &fc.vg}};
+    for (const ScalarConfig& s : scalars) {
+        r.emplace_back(s.name + "_tendency", &fc.scalar_tendency.at(s.name));
+        r.emplace_back("nudge_" + s.name, &fc.nudge_scalar.at(s.name));
+    }
+    return r;
+}
 
 // The resolved configuration as YAML (defined in emit.cpp).
 std::string emit_resolved(const Config& c);

@@ -8,6 +8,14 @@
 
 namespace squall {
 
+// A passive scalar (scalars.<name>; moist's qt): its field and tendency, and the bottom
+// wall's flux and gradient (prescribed flux: set once; surface model: the gradient per step).
+template <typename T>
+struct PassiveScalar {
+    Field3d<T> c, ct;
+    DeviceArray<T> fluxbot, dcdz_bot;
+};
+
 template <typename T>
 struct Fields {
     Field3d<T> u, v, w, s;     // prognostic: velocities and the scalar (th or b)
@@ -19,6 +27,8 @@ struct Fields {
     Field3d<T> evisc, strain2; // LES closure (strain2: only for the separate closure kernels)
     bool has_scalar = false;
     bool on_device = false;
+    std::vector<PassiveScalar<T>> scalars; // in the order of Config::scalars
+    Field3d<T> thv; // moist: the virtual potential temperature the buoyancy takes
 
     // Surface arrays, indexed ij = i + j*jj over the full icells x jcells plane.
     DeviceArray<T> u_fluxbot, v_fluxbot, s_fluxbot; // kinematic fluxes at the bottom wall
@@ -27,10 +37,19 @@ struct Fields {
 
     // with_strain2: the closure passes the strain rate through an array (not the fused
     // StrainEviscSmag); only with with_les. with_scalar_stage: s_next (with with_scalar).
+    // npassive passive scalars; with_thv: the moist thermo's thv.
     Fields(const GridDims& d, bool with_scalar, bool with_les, bool with_strain2, bool with_surface,
-           bool with_scalar_stage, bool device = false)
+           bool with_scalar_stage, bool device = false, int npassive = 0, bool with_thv = false)
         : u(d, device), v(d, device), w(d, device), ut(d, device), vt(d, device), wt(d, device),
-          p(d, device), has_scalar(with_scalar), on_device(device) {
+          p(d, device), has_scalar(with_scalar), on_device(device), scalars(std::size_t(npassive)) {
+        for (PassiveScalar<T>& c : scalars) {
+            c.c = Field3d<T>(d, device);
+            c.ct = Field3d<T>(d, device);
+            const std::size_t n = std::size_t(d.nplane());
+            c.fluxbot.assign(n, T(0), device);
+            c.dcdz_bot.assign(n, T(0), device);
+        }
+        if (with_thv) thv = Field3d<T>(d, device);
         if (with_scalar) {
             s = Field3d<T>(d, device);
             st = Field3d<T>(d, device);
@@ -48,22 +67,29 @@ struct Fields {
 
     std::vector<Field3d<T>*> fields_3d() {
         std::vector<Field3d<T>*> r;
-        for (auto* f : {&u, &v, &w, &s, &ut, &vt, &wt, &st, &s_next, &p, &evisc, &strain2})
+        for (auto* f : {&u, &v, &w, &s, &ut, &vt, &wt, &st, &s_next, &p, &evisc, &strain2, &thv})
             if (f->size() > 0) r.push_back(f);
+        for (PassiveScalar<T>& c : scalars) r.insert(r.end(), {&c.c, &c.ct});
         return r;
     }
     std::vector<DeviceArray<T>*> surface_arrays() {
         return {&u_fluxbot, &v_fluxbot, &s_fluxbot, &dudz_bot,
                 &dvdz_bot,  &dsdz_bot,  &ustar,     &obuk_inv};
     }
+    // The arrays to_device()/to_host() move: the surface arrays, the passive scalars' too.
+    std::vector<DeviceArray<T>*> planes() {
+        std::vector<DeviceArray<T>*> r = surface_arrays();
+        for (PassiveScalar<T>& c : scalars) r.insert(r.end(), {&c.fluxbot, &c.dcdz_bot});
+        return r;
+    }
     // Copies every array to the device / back to the host (no-ops on the CPU).
     void to_device() {
         for (auto* f : fields_3d()) f->to_device();
-        for (auto* a : surface_arrays()) a->to_device();
+        for (auto* a : planes()) a->to_device();
     }
     void to_host() {
         for (auto* f : fields_3d()) f->to_host();
-        for (auto* a : surface_arrays()) a->to_host();
+        for (auto* a : planes()) a->to_host();
     }
 };
 

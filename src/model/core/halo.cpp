@@ -73,7 +73,7 @@ void Halo<T>::start(T* a, int nk) const {
         if (on_device_)
             exchange_x(a, nk);
         else
-            wrap_host({a}, nk, true, false);
+            wrap_host(std::span<T* const>(&a, 1), nk, true, false);
         p.n = pack_y(a, nk);
         post_round(p, decomp_->south, decomp_->north, 3, host_waits);
     }
@@ -92,13 +92,13 @@ void Halo<T>::finish() const {
     }
     unpack_x(p.a, p.nk);
     if (decomp_->npy == 1 && !on_device_)
-        wrap_host({p.a}, p.nk, false, true);
+        wrap_host(std::span<T* const>(&p.a, 1), p.nk, false, true);
     else
         exchange_y(p.a, p.nk);
 }
 
 template <typename T>
-void Halo<T>::exchange(std::initializer_list<T*> arrays, int nk) const {
+void Halo<T>::exchange(std::span<T* const> arrays, int nk) const {
     finish();
     const bool x_local = decomp_->npx == 1, y_local = decomp_->npy == 1;
     if (on_device_) { // the kernels of kernels/halo.cuh, on the device
@@ -122,7 +122,7 @@ void Halo<T>::exchange(std::initializer_list<T*> arrays, int nk) const {
 // HaloWrapX as a per-point kernel computes three integer remainders per copy and moves 3
 // values per row; here the sources are found once and each level is one task.
 template <typename T>
-void Halo<T>::wrap_host(std::initializer_list<T*> arrays, int nk, bool x, bool y) const {
+void Halo<T>::wrap_host(std::span<T* const> arrays, int nk, bool x, bool y) const {
     const auto t0 = std::chrono::steady_clock::now();
     const GridDims& d = d_;
     int src_w[igc], src_e[igc], src_s[jgc], src_n[jgc]; // for ghost layer g = 1.. at [g-1]

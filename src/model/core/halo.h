@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 
 #include "model/comm/device_exchange.h"
 #include "model/decomp.h"
@@ -29,7 +30,10 @@ public:
     // The same for several arrays at once: on the host, the local wraps of all of them are
     // one parallel pass of row copies (wrap_host), and the arrays' results are the same
     // copies as one at a time.
-    void exchange(std::initializer_list<T*> arrays, int nk) const;
+    void exchange(std::span<T* const> arrays, int nk) const;
+    void exchange(std::initializer_list<T*> arrays, int nk) const {
+        exchange(std::span<T* const>(arrays.begin(), arrays.size()), nk);
+    }
     // Exchange the ghost cells of a 2-D (icells x jcells) array.
     void exchange_2d(T* a) const { exchange(a, 1); }
     // exchange(a, nk) in two halves, so that work which neither reads nor writes `a` runs
@@ -69,7 +73,7 @@ private:
     int pack_y(T* a, int nk) const;
     void unpack_y(T* a, int nk) const;
     // Host arrays: the periodic wraps along x and/or y (directions not split over ranks).
-    void wrap_host(std::initializer_list<T*> arrays, int nk, bool x, bool y) const;
+    void wrap_host(std::span<T* const> arrays, int nk, bool x, bool y) const;
     void sendrecv(int n, int lo, int hi, int tag) const;
     // sendrecv in two halves: the transfers of the first 2n packed values posted, then
     // waited for (and on the device through the host, copied back).

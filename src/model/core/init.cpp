@@ -31,10 +31,15 @@ double from_table(const InitConfig& in, const char* name, double z, double fallb
 
 double initial_scalar_profile(const InitConfig& in, double z) {
     if (in.type != InitType::profile) return in.th0;
-    for (const char* name : {"th", "b"})
+    for (const char* name : {"th", "b", "thl"})
         if (in.profiles.column(name)) return from_table(in, name, z, in.th0);
     if (z > in.mixed_layer_height) return in.th0 + in.lapse_rate * (z - in.mixed_layer_height);
     return in.th0;
+}
+
+double initial_passive_profile(const InitConfig& in, const ScalarConfig& sc, double z) {
+    if (in.type != InitType::profile) return sc.init_value;
+    return from_table(in, sc.name.c_str(), z, sc.init_value);
 }
 
 std::pair<double, double> initial_wind_profile(const InitConfig& in, double z) {
@@ -85,6 +90,15 @@ void set_initial_fields(const Config& cfg, const Grid<T>& g, Fields<T>& f) {
                 f.v(i, j, k) = T(v - cfg.grid.vtrans);
                 f.w(i, j, k) = T(w);
                 if (f.has_scalar) f.s(i, j, k) = T(s);
+                for (std::size_t n = 0; n < f.scalars.size(); ++n) {
+                    const ScalarConfig& sc = cfg.scalars[n];
+                    double c = initial_passive_profile(in, sc, z);
+                    const bool perturbed =
+                        in.type == InitType::random || in.type == InitType::profile;
+                    if (perturbed && (in.perturb_height <= 0 || z < in.perturb_height))
+                        c += sc.perturb_amplitude * random_at(in.seed, 4 + int(n), gi, gj, gk);
+                    f.scalars[n].c(i, j, k) = T(c);
+                }
             }
 }
 

@@ -13,6 +13,8 @@ void set_initial_fields(const Config& cfg, const Grid<T>& g, Fields<T>& f);
 
 // The unperturbed initial scalar at height z (also the sponge's reference state).
 double initial_scalar_profile(const InitConfig& in, double z);
+// The unperturbed initial value of the passive scalar sc at height z.
+double initial_passive_profile(const InitConfig& in, const ScalarConfig& sc, double z);
 // The unperturbed initial wind (u, v) at height z (also the sponge's reference state).
 std::pair<double, double> initial_wind_profile(const InitConfig& in, double z);
 

@@ -18,6 +18,7 @@
 #include "model/core/init.h"
 #include "model/core/output.h"
 #include "model/core/profile_table.h"
+#include "model/core/profiles.h"
 #include "model/pressure/pressure.h"
 #ifdef SQUALL_GPU_MODEL
 #include "model/pressure/pressure_gpu.h"
@@ -71,7 +72,7 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
       metric_arrays_(g_, on_device_), m_(metric_arrays_.get()),
       f_(g_.d, cfg.thermo != ThermoType::none, cfg.diff == DiffType::smag2,
          !runs_fused_tendencies(cfg), cfg.bc.surface.enabled, runs_scalar_stage_in_tendencies(cfg),
-         on_device_),
+         on_device_, int(cfg.scalars.size()), cfg.thermo == ThermoType::moist),
       halo_(g_.d, decomp, on_device_) {
     if (on_device_) {
 #ifdef SQUALL_GPU_MODEL
@@ -104,6 +105,10 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
         // A prescribed scalar flux; the case gives it as the bottom value.
         f_.s_fluxbot.fill(T(cfg.bc.s_bot_value));
     }
+    for (std::size_t n = 0; n < f_.scalars.size(); ++n)
+        if (cfg.scalars[n].bot == ScalarBc::flux)
+            f_.scalars[n].fluxbot.fill(T(cfg.scalars[n].bot_value));
+    if (moist()) set_reference_state();
     if (les()) {
         smag_mlen2_.assign(g_.d.kcells, T(0), on_device_);
         for (int k = g_.d.kstart; k < g_.d.kend; ++k)
@@ -114,6 +119,15 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
     if (cfg.coriolis.enabled()) {
         coriolis_ug_.assign(g_.d.kcells, T(cfg.coriolis.ug - cfg.grid.utrans), on_device_);
         coriolis_vg_.assign(g_.d.kcells, T(cfg.coriolis.vg - cfg.grid.vtrans), on_device_);
+        // Profiles by height (forcing.ug, forcing.vg) in place of the constants.
+        const ForcingConfig& fc = cfg.forcing;
+        for (int k = g_.d.kstart; k < g_.d.kend; ++k) {
+            const double z = g_.z[k];
+            if (!fc.ug.empty())
+                coriolis_ug_[k] = T(interpolate_linear(fc.z, fc.ug, z) - cfg.grid.utrans);
+            if (!fc.vg.empty())
+                coriolis_vg_[k] = T(interpolate_linear(fc.z, fc.vg, z) - cfg.grid.vtrans);
+        }
         coriolis_ug_.to_device();
         coriolis_vg_.to_device();
     }
@@ -283,6 +297,7 @@ void Model<T>::step() {
     const int nsub = int(rk_b_.size());
     for (int sub = 0; sub < nsub; ++sub) {
         if (sub > 0) set_boundaries();
+        thermo_state();
         closure();
         if (sub == 0) {
             // Time step for this full step, from the current velocities and eddy viscosity,
@@ -385,6 +400,10 @@ void Model<T>::sample_stats() {
     if (on_device_) {
         for (Field3d<T>* a : {&f_.u, &f_.v, &f_.w}) a->to_host();
         if (f_.has_scalar) f_.s.to_host();
+        for (PassiveScalar<T>& c : f_.scalars) {
+            c.c.to_host();
+            c.fluxbot.to_host();
+        }
         if (les()) f_.evisc.to_host();
         if (surface())
             for (DeviceArray<T>* a :
@@ -397,6 +416,17 @@ void Model<T>::sample_stats() {
     in.w = &f_.w;
     if (f_.has_scalar) in.s = &f_.s;
     if (les()) in.evisc = &f_.evisc;
+    for (std::size_t n = 0; n < f_.scalars.size(); ++n)
+        in.passive.push_back({cfg_.scalars[n].name, &f_.scalars[n].c,
+                              surface() ? f_.scalars[n].fluxbot.host() : nullptr});
+    if (moist()) {
+        in.moist.qt = &f_.scalars[std::size_t(qt_)].c;
+        in.moist.pref = pref_.host();
+        in.moist.exner = exner_ref_.host();
+        in.moist.rhoref = rhoref_.data();
+        in.moist.thvref = cfg_.thref;
+        in.moist.gravity = cfg_.gravity;
+    }
     if (surface()) {
         if (f_.has_scalar) in.s_fluxbot = f_.s_fluxbot.host();
         in.u_fluxbot = f_.u_fluxbot.host();

@@ -74,6 +74,9 @@ public:
     const Grid<T>& grid() const { return g_; }
     const Config& config() const { return cfg_; }
     const Decomposition& decomp() const { return decomp_; }
+    // thermo.type moist: the reference pressure by level (Pa; empty otherwise).
+    const DeviceArray<T>& reference_pressure() const { return pref_; }
+    const DeviceArray<T>& reference_exner() const { return exner_ref_; }
     // Fill all ghost cells of the prognostic fields (halo and walls).
     void set_boundaries();
 
@@ -101,7 +104,14 @@ private:
     bool fixed_dt_ = false;
     DeviceArray<T> smag_mlen2_; // the Smagorinsky mixing length squared by level (les())
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
-    DeviceArray<T> coriolis_ug_, coriolis_vg_;           // the geostrophic wind by level
+    DeviceArray<T> coriolis_ug_, coriolis_vg_; // the geostrophic wind by level
+    // thermo.type moist: the hydrostatic reference pressure and its Exner function by level
+    // (ghost levels too), the reference density (host only), and the surface thv flux.
+    DeviceArray<T> pref_, exner_ref_;
+    std::vector<double> rhoref_;
+    DeviceArray<T> thv_fluxbot_;
+    int qt_ = -1; // moist: the index of qt in f_.scalars
+    void set_reference_state();
     std::unique_ptr<ProfileForcing<T>> profile_forcing_; // cfg.forcing (when it is given)
     int sponge_kstart_ = 0; // first level with a non-zero damping rate (the sponge's bottom)
     void set_sponge_reference();
@@ -126,12 +136,17 @@ private:
 
     // One RK substep pieces (tendencies.cpp, boundaries.cpp, surface_layer.cpp, projection.cpp).
     void surface_layer();
+    void thermo_state(); // moist: thv from thl and qt, before the closure and the tendencies
     void closure();
     // The substep's tendencies; with the fused kernels, first: the RK's first stage (they
     // start from zero), and the scalar's stage with b_dt and a_next (scalar_stage_in_tendencies).
     void tendencies(bool first, T b_dt, T a_next);
     void advection();
     void diffusion();
+    // The passive scalars' advection and diffusion, by the scalar kernels (also beside the
+    // fused ones), and their RK stages.
+    void passive_advection();
+    void passive_diffusion();
     void advection_diffusion_fused(bool first, T b_dt, T a_next); // advection(), diffusion()
     void advection_diffusion_fused_2i5(int first_stage, T* s_next, T b_dt, T a_next,
                                        int drop_tendency); // its 2i5 with smag2 pair
@@ -139,6 +154,9 @@ private:
     bool has_buoyancy() const;
     T buoyancy_factor() const;
     T buoyancy_reference() const;
+    bool moist() const { return cfg_.thermo == ThermoType::moist; }
+    // The field the buoyancy and the closure's stability correction take: thv (moist) or s.
+    const T* buoyancy_scalar() const { return moist() ? f_.thv.data() : f_.s.data(); }
     void sponge();
     void large_scale_forcing(); // tendencies.cpp
     bool sponge_in_tendencies() const;

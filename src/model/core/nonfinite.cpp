@@ -54,6 +54,8 @@ void fail_not_finite(Model<T>& m, const std::string& diagnostic) {
     Fields<T>& f = m.fields();
     std::vector<Scan<T>> scans = {{"u", &f.u, {}}, {"v", &f.v, {}}, {"w", &f.w, {}}};
     if (f.has_scalar) scans.push_back({scalar_name(cfg.thermo), &f.s, {}});
+    for (std::size_t n = 0; n < f.scalars.size(); ++n)
+        scans.push_back({cfg.scalars[n].name, &f.scalars[n].c, {}});
 
     const long long npoints = (long long)d.itot * d.jtot * d.ktot;
     long long first = std::numeric_limits<long long>::max(); // over fields, then (k, j, i)

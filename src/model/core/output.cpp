@@ -14,6 +14,7 @@
 #include "kernels/vorticity.cuh"
 #include "model/io/cross_file.h"
 #include "model/io/h5.h"
+#include "model/stats/stats.h"
 
 namespace squall {
 
@@ -79,14 +80,18 @@ typename Output<T>::Var Output<T>::var(const std::string& name) {
     if (name == "evisc")
         return {name, &f_.evisc, false, false, false, none, "eddy viscosity", "m2 s-1"};
     if (f_.has_scalar && name == scalar)
-        return {name,
-                &f_.s,
-                false,
-                false,
-                false,
-                none,
-                scalar == "th" ? "potential temperature" : "buoyancy",
-                scalar == "th" ? "K" : "m s-2"};
+        return {
+            name, &f_.s, false, false, false, none, scalar_noun(name), scalar_units(name).first};
+    for (std::size_t n = 0; n < f_.scalars.size(); ++n)
+        if (name == cfg_.scalars[n].name)
+            return {name,
+                    &f_.scalars[n].c,
+                    false,
+                    false,
+                    false,
+                    none,
+                    scalar_noun(name),
+                    scalar_units(name).first};
     throw std::runtime_error("output: unknown field " + name); // load_config checks names
 }
 

@@ -49,6 +49,17 @@ ProfileForcing<T>::ProfileForcing(const Config& cfg, const Grid<T>& g, const Dec
         a->assign(std::size_t(d.kcells), T(0), on_device);
     if (fc.scalar_forced() && !scalar_needs_means()) // a constant tendency: set it once
         level_tendency({}, &th_base_, false, nullptr, tend_th_);
+    passive_.resize(cfg.scalars.size());
+    for (std::size_t n = 0; n < passive_.size(); ++n) {
+        const std::string& name = cfg.scalars[n].name;
+        Passive& p = passive_[n];
+        p.base = at_levels(fc, fc.scalar_tendency.at(name), g);
+        p.nudge = at_levels(fc, fc.nudge_scalar.at(name), g);
+        p.forced = fc.passive_forced(name);
+        p.means = fc.subsidence() || !p.nudge.empty();
+        p.tend.assign(std::size_t(d.kcells), T(0), on_device);
+        if (p.forced && !p.means) level_tendency({}, &p.base, false, nullptr, p.tend);
+    }
 }
 
 template <typename T>
@@ -111,6 +122,14 @@ void ProfileForcing<T>::apply(Fields<T>& f) {
         if (scalar_needs_means())
             level_tendency(horizontal_mean(f.s), &th_base_, fc.subsidence(), &nudge_th_, tend_th_);
         add(f.st, tend_th_);
+    }
+    for (std::size_t n = 0; n < passive_.size(); ++n) {
+        Passive& p = passive_[n];
+        if (!p.forced) continue;
+        if (p.means)
+            level_tendency(horizontal_mean(f.scalars[n].c), &p.base, fc.subsidence(), &p.nudge,
+                           p.tend);
+        add(f.scalars[n].ct, p.tend);
     }
     const bool subside = fc.subsidence() && fc.subsidence_momentum;
     if (subside || !nudge_u_.empty()) {

@@ -18,7 +18,8 @@ class ProfileForcing {
 public:
     ProfileForcing(const Config& cfg, const Grid<T>& g, const Decomposition& decomp,
                    bool on_device);
-    // Adds the tendencies of the current state to ut, vt and st (collective).
+    // Adds the tendencies of the current state to ut, vt, st and the passive scalars'
+    // (collective).
     void apply(Fields<T>& f);
 
     // The horizontal mean of a at every level, ghost levels included (collective): levels
@@ -38,6 +39,14 @@ private:
     std::vector<double> th_base_, w_ls_, nudge_th_, nudge_u_, nudge_v_; // by level
     DeviceArray<T> column_sum_, level_sum_;                             // the means' passes
     DeviceArray<T> tend_th_, tend_u_, tend_v_;                          // by level
+    // Each passive scalar's prescribed tendency and nudging target by level, and its
+    // tendency (forced: any forcing acts on it; means: one needs its horizontal mean).
+    struct Passive {
+        std::vector<double> base, nudge;
+        DeviceArray<T> tend;
+        bool forced = false, means = false;
+    };
+    std::vector<Passive> passive_;
 };
 
 } // namespace squall

@@ -62,13 +62,21 @@ void Model<T>::pressure_and_update(T b_dt, T a_next) {
 }
 
 // The RK stage of the scalar: s += b dt s_t, then s_t *= a_next so the next stage simply
-// adds into it; unless the fused scalar kernel took it (scalar_stage_in_tendencies).
+// adds into it; unless the fused scalar kernel took it (scalar_stage_in_tendencies). The
+// passive scalars' likewise.
 template <typename T>
 void Model<T>::rk_update_scalar(T b_dt, T a_next) {
     const auto& d = g_.d;
     if (f_.has_scalar && !scalar_stage_in_tendencies())
         launch_interior(d, sq::RkUpdate<T>{.a = f_.s.data(),
                                            .at = f_.st.data(),
+                                           .b_dt = b_dt,
+                                           .a_next = a_next,
+                                           .jj = d.jj,
+                                           .kk = d.kk});
+    for (PassiveScalar<T>& c : f_.scalars)
+        launch_interior(d, sq::RkUpdate<T>{.a = c.c.data(),
+                                           .at = c.ct.data(),
                                            .b_dt = b_dt,
                                            .a_next = a_next,
                                            .jj = d.jj,

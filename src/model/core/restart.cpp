@@ -42,6 +42,8 @@ template <typename T>
 std::vector<io::CheckpointField<T>> Model<T>::checkpoint_fields() {
     std::vector<io::CheckpointField<T>> r = {{"u", &f_.u}, {"v", &f_.v}, {"w", &f_.w}};
     if (f_.has_scalar) r.push_back({scalar_name(cfg_.thermo), &f_.s});
+    for (std::size_t n = 0; n < f_.scalars.size(); ++n)
+        r.push_back({cfg_.scalars[n].name, &f_.scalars[n].c});
     if (les()) r.push_back({"evisc", &f_.evisc});
     return r;
 }

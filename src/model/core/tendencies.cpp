@@ -36,7 +36,7 @@ void Model<T>::closure() {
     const auto& d = g_.d;
     // The stability correction's N^2 comes from the scalar that carries the buoyancy.
     const T g_over_thref = buoyancy_factor();
-    const T* th = has_buoyancy() ? f_.s.data() : nullptr;
+    const T* th = has_buoyancy() ? buoyancy_scalar() : nullptr;
     if (fused_tendencies()) {
         launch_on_grid(sq::StrainEviscSmag<T>{.evisc = f_.evisc.data(),
                                               .u = f_.u.data(),
@@ -76,7 +76,7 @@ void Model<T>::advection() {
                                               .u = u,
                                               .v = v,
                                               .w = w,
-                                              .th = f_.s.data(),
+                                              .th = buoyancy_scalar(),
                                               .g_over_thref = buoyancy_factor(),
                                               .thref = buoyancy_reference()});
         else
@@ -92,7 +92,7 @@ void Model<T>::advection() {
                                                 .u = u,
                                                 .v = v,
                                                 .w = w,
-                                                .th = f_.s.data(),
+                                                .th = buoyancy_scalar(),
                                                 .g_over_thref = buoyancy_factor(),
                                                 .thref = buoyancy_reference()});
         else
@@ -100,6 +100,38 @@ void Model<T>::advection() {
         if (f_.has_scalar)
             launch_on_grid(
                 sq::AdvecS2i5<T>{.st = f_.st.data(), .s = f_.s.data(), .u = u, .v = v, .w = w});
+    }
+    passive_advection();
+}
+
+template <typename T>
+void Model<T>::passive_advection() {
+    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
+    for (PassiveScalar<T>& c : f_.scalars) {
+        if (cfg_.advec == AdvecScheme::second)
+            launch_on_grid(
+                sq::AdvecS2<T>{.st = c.ct.data(), .s = c.c.data(), .u = u, .v = v, .w = w});
+        else
+            launch_on_grid(
+                sq::AdvecS2i5<T>{.st = c.ct.data(), .s = c.c.data(), .u = u, .v = v, .w = w});
+    }
+}
+
+// The passive scalars diffuse as the thermo scalar does: kappa, and the eddy viscosity over
+// the turbulent Prandtl number with smag2.
+template <typename T>
+void Model<T>::passive_diffusion() {
+    for (PassiveScalar<T>& c : f_.scalars) {
+        if (cfg_.diff == DiffType::constant)
+            launch_on_grid(sq::DiffC2<T>{.at = c.ct.data(), .a = c.c.data(), .K = T(cfg_.kappa)});
+        else if (cfg_.diff == DiffType::smag2)
+            launch_on_grid(sq::DiffCSmag<T>{.st = c.ct.data(),
+                                            .s = c.c.data(),
+                                            .evisc = f_.evisc.data(),
+                                            .prandtl_t_inv = T(1.0 / cfg_.prandtl_t),
+                                            .kappa = T(cfg_.kappa),
+                                            .fluxbot = surface() ? c.fluxbot.data() : nullptr,
+                                            .fluxtop = nullptr});
     }
 }
 
@@ -140,6 +172,7 @@ void Model<T>::diffusion() {
                                             .fluxbot = sfb,
                                             .fluxtop = nullptr});
     }
+    passive_diffusion();
 }
 
 // model.tendencies (runs_fused_tendencies): auto runs the fused kernels for 2i5 with smag2 on
@@ -168,7 +201,7 @@ void Model<T>::advection_diffusion_fused(bool first, T b_dt, T a_next) {
                                             .u = u,
                                             .v = v,
                                             .w = w,
-                                            .th = f_.s.data(),
+                                            .th = buoyancy_scalar(),
                                             .nu = T(cfg_.nu),
                                             .g_over_thref = buoyancy_factor(),
                                             .thref = buoyancy_reference(),
@@ -204,7 +237,7 @@ void Model<T>::advection_diffusion_fused_2i5(int first_stage, T* s_next, T b_dt,
                                          .v = v,
                                          .w = w,
                                          .evisc = ev,
-                                         .th = f_.s.data(),
+                                         .th = buoyancy_scalar(),
                                          .nu = T(cfg_.nu),
                                          .g_over_thref = buoyancy_factor(),
                                          .thref = buoyancy_reference(),
@@ -249,16 +282,16 @@ bool Model<T>::sponge_in_tendencies() const {
 // once for both instead of twice.
 template <typename T>
 bool Model<T>::has_buoyancy() const {
-    return cfg_.thermo == ThermoType::dry || cfg_.thermo == ThermoType::buoy;
+    return cfg_.thermo != ThermoType::none;
 }
-// BuoyancyTh's g/thref and thref; "buoy" mode (the scalar is b) as 1 and 0.
+// BuoyancyTh's g/thref and thref (moist: of thv); "buoy" mode (the scalar is b) as 1 and 0.
 template <typename T>
 T Model<T>::buoyancy_factor() const {
-    return cfg_.thermo == ThermoType::dry ? T(cfg_.gravity / cfg_.thref) : T(1);
+    return cfg_.thermo == ThermoType::buoy ? T(1) : T(cfg_.gravity / cfg_.thref);
 }
 template <typename T>
 T Model<T>::buoyancy_reference() const {
-    return cfg_.thermo == ThermoType::dry ? T(cfg_.thref) : T(0);
+    return cfg_.thermo == ThermoType::buoy ? T(0) : T(cfg_.thref);
 }
 
 template <typename T>
@@ -297,6 +330,8 @@ void Model<T>::tendencies(bool first, T b_dt, T a_next) {
     if (fused_tendencies()) {
         halo_.finish(); // the eddy viscosity's (closure())
         advection_diffusion_fused(first, b_dt, a_next);
+        passive_advection();
+        passive_diffusion();
     } else {
         advection();
         halo_.finish();

@@ -1,5 +1,7 @@
 #include "model/stats/stats.h"
 
+#include "kernels/moist.cuh"
+
 #include <mpi.h>
 
 #include <cmath>
@@ -22,21 +24,24 @@ namespace {
 
 const double nan_value = std::numeric_limits<double>::quiet_NaN();
 
-// Units of a scalar and of its flux, from its conventional name.
+} // namespace
+
 std::pair<std::string, std::string> scalar_units(const std::string& s) {
-    if (s == "th") return {"K", "K m s-1"};
+    if (s == "th" || s == "thl" || s == "thv") return {"K", "K m s-1"};
     if (s == "b") return {"m s-2", "m2 s-3"};
+    if (s == "qt" || s == "ql") return {"kg kg-1", "kg kg-1 m s-1"};
     return {"1", "m s-1"};
 }
 
-// What a scalar is, for long names.
 std::string scalar_noun(const std::string& s) {
     if (s == "th") return "potential temperature";
+    if (s == "thl") return "liquid-water potential temperature";
+    if (s == "thv") return "virtual potential temperature";
     if (s == "b") return "buoyancy";
+    if (s == "qt") return "total water specific humidity";
+    if (s == "ql") return "liquid water specific humidity";
     return "scalar " + s;
 }
-
-} // namespace
 
 // ---- Statistics ---------------------------------------------------------------------------
 
@@ -184,6 +189,133 @@ double stress_height(const std::vector<double>& stress, const std::vector<double
 }
 
 template <typename T>
+typename Statistics<T>::ScalarProfiles
+Statistics<T>::scalar_profiles(const T* s, const T* fluxbot, const StatsInput<T>& in,
+                               const std::vector<double>& wbar) {
+    const GridDims& d = grid_.d;
+    const int nz = d.kmax, nzh = d.kmax + 1, ks = d.kstart, jj = d.jj, kk = d.kk;
+    const double n_inv = 1.0 / (double(d.itot) * double(d.jtot));
+    const T* w = in.w->host();
+    const T* ev = in.evisc ? in.evisc->host() : nullptr;
+    auto hsum = [&](int k, auto&& f) {
+        double acc = 0;
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i) acc += double(f(i + j * jj + k * kk));
+        return acc;
+    };
+    auto sum_allreduce = [&](std::vector<double>& buf) {
+        MPI_Allreduce(MPI_IN_PLACE, buf.data(), int(buf.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
+        for (double& x : buf) x *= n_inv;
+    };
+    ScalarProfiles p;
+    p.mean.assign(std::size_t(nz), 0.0);
+    for (int k = 0; k < nz; ++k)
+        p.mean[std::size_t(k)] = hsum(ks + k, [&](int ijk) { return s[ijk]; });
+    sum_allreduce(p.mean);
+    const double* sbar = p.mean.data();
+    // Variance at the centres, then the resolved and subgrid fluxes at the faces; at the
+    // bottom wall the prescribed or surface-model flux where there is one.
+    std::vector<double> r(std::size_t(nz + 2 * nzh), 0.0);
+    for (int k = 0; k < nz; ++k)
+        r[std::size_t(k)] =
+            hsum(ks + k, [&](int ijk) { return (s[ijk] - sbar[k]) * (s[ijk] - sbar[k]); });
+    double* res = &r[std::size_t(nz)];
+    double* sgs = res + nzh;
+    for (int kf = 0; kf < nzh; ++kf) {
+        const int k = ks + kf;
+        const double wb = wbar[std::size_t(kf)], dzhi = double(grid_.dzhi[k]);
+        const double sf = sq::interp2(sbar[kf > 0 ? kf - 1 : 0], sbar[kf < nz ? kf : nz - 1]);
+        res[kf] = hsum(k, [&](int ijk) {
+            return (w[ijk] - wb) * (sq::interp2(double(s[ijk - kk]), double(s[ijk])) - sf);
+        });
+        if (kf == 0 && fluxbot) {
+            sgs[0] = hsum(0, [&](int ij) { return fluxbot[ij]; });
+        } else {
+            sgs[kf] = -hsum(k, [&](int ijk) {
+                const double kh =
+                    ev ? sq::interp2(double(ev[ijk - kk]), double(ev[ijk])) * in.prandtl_t_inv +
+                             in.kappa
+                       : in.kappa;
+                return kh * (double(s[ijk]) - double(s[ijk - kk])) * dzhi;
+            });
+        }
+    }
+    sum_allreduce(r);
+    p.var.assign(r.begin(), r.begin() + nz);
+    p.flux_res.assign(res, res + nzh);
+    p.flux_sgs.assign(sgs, sgs + nzh);
+    p.flux.resize(std::size_t(nzh));
+    for (int kf = 0; kf < nzh; ++kf) p.flux[std::size_t(kf)] = res[kf] + sgs[kf];
+    return p;
+}
+
+template <typename T>
+typename Statistics<T>::MoistProfiles
+Statistics<T>::moist_profiles(const StatsInput<T>& in, const std::vector<double>& wbar) {
+    const GridDims& d = grid_.d;
+    const int nz = d.kmax, nzh = d.kmax + 1, ks = d.kstart, jj = d.jj, kk = d.kk;
+    const double n_inv = 1.0 / (double(d.itot) * double(d.jtot));
+    const StatsMoist<T>& mo = in.moist;
+    const T *thl = in.s->host(), *qt = mo.qt->host(), *w = in.w->host();
+    // The adjusted state of point ijk on level k (in double, as the statistics are).
+    auto state = [&](int ijk, int k) {
+        const double ex = double(mo.exner[k]);
+        const auto a =
+            sq::moist::saturation_adjust(double(thl[ijk]), double(qt[ijk]), double(mo.pref[k]), ex);
+        return std::pair{a.ql, sq::moist::thv(a.temp / ex, double(qt[ijk]), a.ql)};
+    };
+    // Sums: ql, cloudy points, thv (nz each); the thv flux (nzh); lwp, cloudy columns.
+    std::vector<double> sums(std::size_t(3 * nz + nzh + 2), 0.0);
+    double *ql = sums.data(), *cf = ql + nz, *thv = cf + nz, *flux = thv + nz, *col = flux + nzh;
+    for (int j = d.jstart; j < d.jend; ++j)
+        for (int i = d.istart; i < d.iend; ++i) {
+            double path = 0;
+            bool cloudy = false;
+            for (int k = 0; k < nz; ++k) {
+                const int ijk = i + j * jj + (ks + k) * kk;
+                const auto [l, v] = state(ijk, ks + k);
+                ql[k] += l;
+                cf[k] += l > 0 ? 1.0 : 0.0;
+                thv[k] += v;
+                path += mo.rhoref[ks + k] * l * double(grid_.dz[ks + k]);
+                cloudy |= l > 0;
+            }
+            col[0] += path;
+            col[1] += cloudy ? 1.0 : 0.0;
+        }
+    MPI_Allreduce(MPI_IN_PLACE, sums.data(), int(sums.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
+    for (double& x : sums) x *= n_inv;
+    // The resolved flux w'thv' at the interior faces, with the means just found.
+    std::vector<double> f(std::size_t(nzh), 0.0);
+    for (int kf = 1; kf < nz; ++kf) {
+        const int k = ks + kf;
+        const double thv_face = sq::interp2(thv[kf - 1], thv[kf]);
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i) {
+                const int ijk = i + j * jj + k * kk;
+                const double v = sq::interp2(state(ijk - kk, k - 1).second, state(ijk, k).second);
+                f[std::size_t(kf)] += (double(w[ijk]) - wbar[std::size_t(kf)]) * (v - thv_face);
+            }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, f.data(), int(f.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
+    MoistProfiles r;
+    r.ql.assign(ql, ql + nz);
+    r.cloud_fraction.assign(cf, cf + nz);
+    r.thv.assign(thv, thv + nz);
+    r.thv_flux_res.resize(std::size_t(nzh));
+    for (int kf = 0; kf < nzh; ++kf) r.thv_flux_res[std::size_t(kf)] = f[std::size_t(kf)] * n_inv;
+    r.lwp = col[0];
+    r.cover = col[1];
+    r.zcb = r.zct = nan_value;
+    for (int k = 0; k < nz; ++k)
+        if (cf[k] > 0) {
+            if (std::isnan(r.zcb)) r.zcb = double(grid_.z[ks + k]);
+            r.zct = double(grid_.z[ks + k]);
+        }
+    return r;
+}
+
+template <typename T>
 void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     if (!in.u || !in.v || !in.w) throw std::invalid_argument("statistics: u, v and w are required");
     const GridDims& d = grid_.d;
@@ -204,16 +336,15 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         return acc;
     };
 
-    // Pass 1: means. Layout: u, v, s at centres (nz each), w at faces (nzh).
-    std::vector<double> m(3 * nz + nzh, 0.0);
+    // Pass 1: means. Layout: u, v at centres (nz each), w at faces (nzh).
+    std::vector<double> m(2 * nz + nzh, 0.0);
     for (int k = 0; k < nz; ++k) {
         m[k] = hsum(ks + k, [&](int ijk) { return u[ijk]; });
         m[nz + k] = hsum(ks + k, [&](int ijk) { return v[ijk]; });
-        if (s) m[2 * nz + k] = hsum(ks + k, [&](int ijk) { return s[ijk]; });
     }
-    for (int k = 0; k < nzh; ++k) m[3 * nz + k] = hsum(ks + k, [&](int ijk) { return w[ijk]; });
+    for (int k = 0; k < nzh; ++k) m[2 * nz + k] = hsum(ks + k, [&](int ijk) { return w[ijk]; });
     sum_allreduce(m);
-    const double *ubar = &m[0], *vbar = &m[nz], *sbar = &m[2 * nz], *wbar = &m[3 * nz];
+    const double *ubar = &m[0], *vbar = &m[nz], *wbar = &m[2 * nz];
     // Means at face k (index kf = k - kstart) from the neighbouring centres; the ghost
     // centres below/above the walls take the wall-adjacent mean (only used times w' = 0).
     auto at_face = [&](const double* c, int kf) {
@@ -222,18 +353,15 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         return sq::interp2(c[lo], c[hi]);
     };
 
-    // Pass 2: centres u2, v2, s2, ke (4 nz); faces w2, s_res, s_sgs, u_res, v_res, u_sgs,
-    // v_sgs (7 nzh); then 3 surface sums: s_fluxbot, ustar, obuk_inv; then w3 (nzh) and
-    // evisc (nz).
+    // Pass 2: centres u2, v2, (unused), ke (4 nz); faces w2, (unused x2), u_res, v_res, u_sgs,
+    // v_sgs (7 nzh); then 3 surface sums: (unused), ustar, obuk_inv; then w3 (nzh) and
+    // evisc (nz). The scalars' come from scalar_profiles.
     std::vector<double> r(4 * nz + 7 * nzh + 3 + nzh + nz, 0.0);
     const double dxi = double(grid_.dxi), dyi = double(grid_.dyi);
     for (int k = 0; k < nz; ++k) {
         const int kc = ks + k;
         r[k] = hsum(kc, [&](int ijk) { return (u[ijk] - ubar[k]) * (u[ijk] - ubar[k]); });
         r[nz + k] = hsum(kc, [&](int ijk) { return (v[ijk] - vbar[k]) * (v[ijk] - vbar[k]); });
-        if (s)
-            r[2 * nz + k] =
-                hsum(kc, [&](int ijk) { return (s[ijk] - sbar[k]) * (s[ijk] - sbar[k]); });
         r[3 * nz + k] = hsum(kc, [&](int ijk) {
             const double uc = sq::interp2(double(u[ijk]), double(u[ijk + 1])) + in.utrans;
             const double vc = sq::interp2(double(v[ijk]), double(v[ijk + jj])) + in.vtrans;
@@ -244,25 +372,8 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     double* f = &r[4 * nz];
     for (int kf = 0; kf < nzh; ++kf) {
         const int k = ks + kf;
-        const double wb = wbar[kf], dzhi = double(grid_.dzhi[k]);
+        const double wb = wbar[kf];
         f[kf] = hsum(k, [&](int ijk) { return (w[ijk] - wb) * (w[ijk] - wb); });
-        if (s) {
-            const double sf = at_face(sbar, kf);
-            f[nzh + kf] = hsum(k, [&](int ijk) {
-                return (w[ijk] - wb) * (sq::interp2(double(s[ijk - kk]), double(s[ijk])) - sf);
-            });
-            if (kf == 0 && in.s_fluxbot) {
-                f[2 * nzh] = hsum(0, [&](int ij) { return in.s_fluxbot[ij]; });
-            } else {
-                f[2 * nzh + kf] = -hsum(k, [&](int ijk) {
-                    const double kh =
-                        ev ? sq::interp2(double(ev[ijk - kk]), double(ev[ijk])) * in.prandtl_t_inv +
-                                 in.kappa
-                           : in.kappa;
-                    return kh * (double(s[ijk]) - double(s[ijk - kk])) * dzhi;
-                });
-            }
-        }
         const double uf = at_face(ubar, kf), vf = at_face(vbar, kf);
         f[3 * nzh + kf] = hsum(k, [&](int ijk) {
             const double uface = sq::interp2(double(u[ijk - kk]), double(u[ijk])) - uf;
@@ -300,7 +411,6 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         });
     }
     double* surf = &r[4 * nz + 7 * nzh];
-    if (in.s_fluxbot) surf[0] = hsum(0, [&](int ij) { return in.s_fluxbot[ij]; });
     if (in.ustar) surf[1] = hsum(0, [&](int ij) { return in.ustar[ij]; });
     if (in.obuk_inv) surf[2] = hsum(0, [&](int ij) { return in.obuk_inv[ij]; });
     double* w3 = surf + 3;
@@ -364,38 +474,53 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
          "boundary-layer height from the stress: where it first falls to 5 % of its surface "
          "value, divided by 0.95",
          "m", stress_height(stress, std::vector<double>(grid_.zh.begin() + ks, grid_.zh.end())));
-    double ke = 0, s_mean = 0, zsum = 0;
+    double ke = 0, zsum = 0;
     for (int k = 0; k < nz; ++k) {
         const double dz = double(grid_.dz[ks + k]);
         ke += dz * r[3 * nz + k];
-        s_mean += dz * sbar[k];
         zsum += dz;
     }
     put1("ke", "volume mean kinetic energy 0.5 (u^2+v^2+w^2) at centres", "m2 s-2", ke / zsum);
-    if (s) {
-        const std::string& sn = scalar_;
+    // Each scalar's profiles, volume mean and surface flux.
+    auto put_scalar = [&](const std::string& sn, const T* field, const T* fluxbot) {
+        const ScalarProfiles p =
+            scalar_profiles(field, fluxbot, in, std::vector<double>(wbar, wbar + nzh));
         const auto [su, sfu] = scalar_units(sn);
-        std::vector<double> total(nzh);
-        for (int kf = 0; kf < nzh; ++kf) total[kf] = fl[nzh + kf] + fl[2 * nzh + kf];
         const std::string noun = scalar_noun(sn);
-        put(sn, Loc::z, "horizontal mean of the " + noun, su, slice(sbar, nz));
-        put(sn + "2", Loc::z, "variance of the " + noun, su == "1" ? "1" : su + "2",
-            slice(&r[2 * nz], nz));
-        put(sn + "_flux_res", Loc::zh, "resolved vertical flux of the " + noun, sfu,
-            slice(fl + nzh, nzh));
-        put(sn + "_flux_sgs", Loc::zh, "subgrid vertical flux of the " + noun, sfu,
-            slice(fl + 2 * nzh, nzh));
-        put(sn + "_flux", Loc::zh, "total vertical flux of the " + noun, sfu, total);
-        put1(sn + "_mean", "volume mean of the " + noun, su, s_mean / zsum);
+        double mean = 0;
+        for (int k = 0; k < nz; ++k) mean += double(grid_.dz[ks + k]) * p.mean[std::size_t(k)];
+        put(sn, Loc::z, "horizontal mean of the " + noun, su, p.mean);
+        put(sn + "2", Loc::z, "variance of the " + noun, su == "1" ? "1" : su + "2", p.var);
+        put(sn + "_flux_res", Loc::zh, "resolved vertical flux of the " + noun, sfu, p.flux_res);
+        put(sn + "_flux_sgs", Loc::zh, "subgrid vertical flux of the " + noun, sfu, p.flux_sgs);
+        put(sn + "_flux", Loc::zh, "total vertical flux of the " + noun, sfu, p.flux);
+        put1(sn + "_mean", "volume mean of the " + noun, su, mean / zsum);
+        if (fluxbot) put1(sn + "_fluxbot", "mean surface flux", sfu, p.flux_sgs[0]);
+        return p;
+    };
+    if (s) {
+        const ScalarProfiles p = put_scalar(scalar_, s, in.s_fluxbot);
         // Boundary-layer height: the face with the most negative total flux (interior faces).
         int kmin = 1;
         for (int kf = 1; kf < nzh - 1; ++kf)
-            if (total[kf] < total[kmin]) kmin = kf;
+            if (p.flux[std::size_t(kf)] < p.flux[std::size_t(kmin)]) kmin = kf;
         put1("zi", "boundary-layer height (height of the minimum scalar flux)", "m",
              nzh > 2 ? double(grid_.zh[ks + kmin]) : nan_value);
     }
-    if (in.s_fluxbot)
-        put1(scalar_ + "_fluxbot", "mean surface flux", scalar_units(scalar_).second, surf[0]);
+    for (const StatsScalar<T>& c : in.passive) put_scalar(c.name, c.field->host(), c.fluxbot);
+    if (in.moist.qt) {
+        const MoistProfiles mp = moist_profiles(in, std::vector<double>(wbar, wbar + nzh));
+        put("ql", Loc::z, "horizontal mean of the " + scalar_noun("ql"), "kg kg-1", mp.ql);
+        put("cloud_fraction", Loc::z, "fraction of the level's points with liquid water", "1",
+            mp.cloud_fraction);
+        put("thv", Loc::z, "horizontal mean of the " + scalar_noun("thv"), "K", mp.thv);
+        put("thv_flux_res", Loc::zh, "resolved vertical flux of the " + scalar_noun("thv"),
+            "K m s-1", mp.thv_flux_res);
+        put1("lwp", "liquid water path (mean over columns)", "kg m-2", mp.lwp);
+        put1("cloud_cover", "fraction of the columns with liquid water", "1", mp.cover);
+        put1("zcb", "cloud base: the lowest level with liquid water", "m", mp.zcb);
+        put1("zct", "cloud top: the highest level with liquid water", "m", mp.zct);
+    }
     if (in.ustar) put1("ustar", "mean friction velocity", "m s-1", surf[1]);
     if (in.obuk_inv) {
         put1("obuk_inv", "mean inverse Obukhov length", "m-1", surf[2]);

@@ -41,12 +41,36 @@ class StatsFile;
 // never does. The statistics' h_stress.
 double stress_height(const std::vector<double>& stress, const std::vector<double>& zh);
 
+// A scalar's units and those of its flux ("K", "K m s-1"), and what it is ("potential
+// temperature"), from its conventional name (th, thl, b, qt, ...; else dimensionless).
+std::pair<std::string, std::string> scalar_units(const std::string& s);
+std::string scalar_noun(const std::string& s);
+
+// A scalar for the statistics: its name, field and surface flux (nullable).
+template <typename T>
+struct StatsScalar {
+    std::string name;
+    const Field3d<T>* field = nullptr;
+    const T* fluxbot = nullptr;
+};
+
+// thermo.type moist: what the liquid water needs (thl is the scalar s, qt one of scalars).
+template <typename T>
+struct StatsMoist {
+    const Field3d<T>* qt = nullptr;
+    const T *pref = nullptr, *exner = nullptr; // reference pressure and Exner function by k
+    const double* rhoref = nullptr;            // reference density by k (kg m-3)
+    double thvref = 300, gravity = 9.81;       // the buoyancy's reference thv and g
+};
+
 template <typename T>
 struct StatsInput {
-    const Field3d<T>* u = nullptr; // required
-    const Field3d<T>* v = nullptr; // required
-    const Field3d<T>* w = nullptr; // required
-    const Field3d<T>* s = nullptr; // the scalar (nullptr: none)
+    const Field3d<T>* u = nullptr;       // required
+    const Field3d<T>* v = nullptr;       // required
+    const Field3d<T>* w = nullptr;       // required
+    const Field3d<T>* s = nullptr;       // the scalar (nullptr: none)
+    std::vector<StatsScalar<T>> passive; // the passive scalars
+    StatsMoist<T> moist;                 // with moist.qt: the cloud statistics
 
     // Subgrid scalar flux, as the diffusion kernels compute it at a face:
     //   Kh = kappa                                      (evisc == nullptr, constant diffusion)
@@ -110,6 +134,18 @@ private:
         std::vector<double> data;
     };
     void add(const std::string& name, Loc loc, std::string long_name, std::string units);
+    // One scalar's profiles: mean, variance, resolved, subgrid and total flux (collective).
+    struct ScalarProfiles {
+        std::vector<double> mean, var, flux_res, flux_sgs, flux;
+    };
+    ScalarProfiles scalar_profiles(const T* s, const T* fluxbot, const StatsInput<T>& in,
+                                   const std::vector<double>& wbar);
+    // The cloud statistics of thermo.type moist (collective).
+    struct MoistProfiles {
+        std::vector<double> ql, cloud_fraction, thv, thv_flux_res;
+        double lwp = 0, cover = 0, zcb = 0, zct = 0;
+    };
+    MoistProfiles moist_profiles(const StatsInput<T>& in, const std::vector<double>& wbar);
     void push(const std::string& name, const std::vector<double>& v);
     void push(const std::string& name, double v);
     // Runs f on rank 0; an exception there is rethrown on every rank, naming the file.

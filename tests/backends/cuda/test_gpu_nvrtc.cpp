@@ -191,8 +191,10 @@ namespace {
 // the definition's parameters in order (a prefix: older files lack the newest ones).
 // The fused DNS kernels (kernels/tend_fused.cuh, 2 with constant diffusion), not yet tuned
 // on a GPU: the model launches them only with model.tendencies: fused. They must have no
-// wisdom file, so that this list is emptied when their records are shipped.
-const std::set<std::string> kNotYetTuned = {"tend_uvw_2_const", "tend_s_2_const"};
+// wisdom file, so that this list is emptied when their records are shipped. The moist
+// thermo's thv kernel was written in a session without a GPU: it runs with the default
+// configuration until it is tuned (squall tune --case cases/bomex_512.yaml).
+const std::set<std::string> kNotYetTuned = {"tend_uvw_2_const", "tend_s_2_const", "thv_moist"};
 
 template <template <class> class K, class T>
 void check_wisdom(std::vector<std::string>& problems) {
