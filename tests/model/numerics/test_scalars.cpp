@@ -5,9 +5,7 @@
 // - with zero surface and top fluxes and no forcing, the volume integral of qt is conserved
 //   to round-off while the moist boundary layer convects;
 // - the moist reference pressure of a dry isentropic column is the analytic hydrostatic one,
-//   exner(z) = exner(ps) - g z / (cp th);
-// - a coarse BOMEX makes clouds only above the lifting condensation level of its surface air,
-//   which is found here independently, from the dew point of the initial state.
+//   exner(z) = exner(ps) - g z / (cp th).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -138,59 +136,6 @@ TEST(Moist, ReferencePressureOfAnIsentropicColumnIsHydrostatic) {
     std::printf("trapezoidal error estimate: %.2e\n", bound);
     EXPECT_LT(err, 1.5 * bound);
     EXPECT_GT(err, 0.1 * bound); // else the test measures nothing
-}
-
-// The lifting condensation level of air at the surface with potential temperature th and
-// water qt: lifted dry-adiabatically (th and qt kept) until its vapour pressure reaches
-// saturation; with p(z) from the dry hydrostatic column of that th. Bisection on z.
-double lifting_condensation_level(double th, double qt, double ps, double g) {
-    const double cp = 1005.0, rd = 287.04, p0 = 1e5, ep = rd / 461.5;
-    auto excess = [&](double z) { // e - es(T): positive when saturated
-        const double exner = std::pow(ps / p0, rd / cp) - g * z / (cp * th);
-        const double p = p0 * std::pow(exner, cp / rd), temp = th * exner;
-        const double e = qt * p / (ep + (1 - ep) * qt);
-        return e - 611.2 * std::exp(17.67 * (temp - 273.15) / (temp - 29.65));
-    };
-    double lo = 0, hi = 3000;
-    for (int it = 0; it < 60; ++it) (excess(0.5 * (lo + hi)) > 0 ? hi : lo) = 0.5 * (lo + hi);
-    return 0.5 * (lo + hi);
-}
-
-TEST(Moist, CoarseBomexMakesCloudsAboveTheCondensationLevel) {
-    // 32 x 32 columns of the shipped case for one hour.
-    const Config cfg =
-        load_case("bomex", {"grid.itot=32", "grid.jtot=32", "grid.xsize=3200.0",
-                            "grid.ysize=3200.0", "time.endtime=3600.0", "output.stats_every=0"});
-    ModelRun<double> run(cfg, MPI_COMM_WORLD);
-    run.model->run();
-    const Model<double>& m = *run.model;
-    const Fields<double>& f = run.model->fields();
-    const GridDims& d = m.grid().d;
-    const double lcl = lifting_condensation_level(298.7, 17.0e-3, cfg.pbot, cfg.gravity);
-    std::printf("lifting condensation level of the surface air: %.0f m\n", lcl);
-    double lowest_cloud = 1e9, ql_max = 0;
-    long cloudy = 0;
-    for (int k = d.kstart; k < d.kend; ++k) {
-        const double p = m.reference_pressure()[std::size_t(k)];
-        const double ex = m.reference_exner()[std::size_t(k)];
-        for (int j = d.jstart; j < d.jend; ++j)
-            for (int i = d.istart; i < d.iend; ++i) {
-                const double ql =
-                    sq::moist::saturation_adjust(f.s(i, j, k), f.scalars[0].c(i, j, k), p, ex).ql;
-                if (ql > 0) {
-                    ++cloudy;
-                    lowest_cloud = std::min(lowest_cloud, double(m.grid().z[k]));
-                    ql_max = std::max(ql_max, ql);
-                }
-            }
-    }
-    std::printf("after %g s: %ld cloudy points, lowest at %.0f m, largest ql %.2e kg/kg\n",
-                m.time(), cloudy, lowest_cloud, ql_max);
-    EXPECT_GT(cloudy, 10);               // cumulus formed
-    EXPECT_GT(lowest_cloud, 0.75 * lcl); // none well below the condensation level
-    EXPECT_LT(lowest_cloud, 2.0 * lcl);  // and their base near it
-    EXPECT_GT(ql_max, 1e-4);             // with real liquid water (0.1 g/kg)
-    EXPECT_LT(ql_max, 5e-3);
 }
 
 } // namespace
