@@ -172,7 +172,58 @@ struct ThvMoist {
     }
 };
 
+// Output of thermo.type moist (not in the time step): the liquid water of each point.
+template <typename T>
+struct QlMoist {
+    static constexpr const char* name = "ql_moist";
+    T* SQ_RESTRICT ql;
+    const T *SQ_RESTRICT thl, *SQ_RESTRICT qt;
+    const T *SQ_RESTRICT pref, *SQ_RESTRICT exner_ref; // by k
+    int jj, kk;
+    template <class D>
+    SQ_HD constexpr void declare(D& d) const {
+        d.field(SQ_ARG(ql), sq::Use::out).fields(SQ_ARG(thl), SQ_ARG(qt));
+        d.profiles(SQ_ARG(pref), SQ_ARG(exner_ref)).scalars(SQ_ARG(jj), SQ_ARG(kk));
+    }
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = index3(i, j, k, jj, kk);
+        ql[ijk] = moist::saturation_adjust(thl[ijk], qt[ijk], pref[k], exner_ref[k]).ql;
+    }
+};
+
+// Output of thermo.type moist, per column: the liquid water path, the sum of rho ql dz over
+// the levels (rho_dz: the reference density times dz, by k), and the cloud base, the
+// height of the lowest level with liquid water (-1 where the column is clear).
+template <typename T>
+struct ColumnCloud {
+    static constexpr const char* name = "column_cloud";
+    T *lwp, *zcb; // 2-D, write
+    const T *thl, *qt;
+    const T *pref, *exner_ref, *rho_dz, *z; // by k
+    int kstart, kend;
+    int jj, kk;
+    template <class D>
+    SQ_HD constexpr void declare(D& d) const {
+        d.plane(SQ_ARG(lwp), sq::Use::out).plane(SQ_ARG(zcb), sq::Use::out);
+        d.fields(SQ_ARG(thl), SQ_ARG(qt))
+            .profiles(SQ_ARG(pref), SQ_ARG(exner_ref), SQ_ARG(rho_dz), SQ_ARG(z));
+        d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
+    }
+    SQ_HD void operator()(int i, int j) const {
+        T path = T(0), base = T(-1);
+        for (int k = kstart; k < kend; ++k) {
+            const int ijk = index3(i, j, k, jj, kk);
+            const T ql = moist::saturation_adjust(thl[ijk], qt[ijk], pref[k], exner_ref[k]).ql;
+            path += rho_dz[k] * ql;
+            if (ql > T(0) && base < T(0)) base = z[k];
+        }
+        lwp[i + j * jj] = path;
+        zcb[i + j * jj] = base;
+    }
+};
+
 // Every kernel of this header (tests and benchmarks iterate over them).
-using ThermoKernels = KernelList<BuoyancyTh, AdvecW2i5Buoy, AdvecW2Buoy, ThvMoist>;
+using ThermoKernels =
+    KernelList<BuoyancyTh, AdvecW2i5Buoy, AdvecW2Buoy, ThvMoist, QlMoist, ColumnCloud>;
 
 } // namespace sq

@@ -181,6 +181,8 @@ void check_output_fields(CaseReader& r, const Config& c) {
         std::vector<std::string> valid = {"u", "v", "w"};
         if (!scalar.empty()) valid.push_back(scalar);
         for (const ScalarConfig& sc : c.scalars) valid.push_back(sc.name);
+        if (c.thermo == ThermoType::moist)
+            for (const char* n : {"ql", "thv"}) valid.push_back(n);
         if (c.diff == DiffType::smag2) valid.push_back("evisc");
         if (derived)
             for (const char* n : {"w2", "vort_x", "vort_y", "vort_z"}) valid.push_back(n);
@@ -207,15 +209,21 @@ void check_output_fields(CaseReader& r, const Config& c) {
                            fmt::format("{} is outside the domain [0, {} = {}]",
                                        format_real((*list)[n]), axis, format_real(size)));
     // The surface fields: the surface layer's arrays.
+    // The 2-D fields: the surface layer's arrays, and moist's liquid water path and cloud base.
     std::vector<std::string> surface_valid;
     if (c.bc.surface.enabled) {
         surface_valid = {"ustar", "obuk_inv", "u_fluxbot", "v_fluxbot"};
         if (!scalar.empty()) surface_valid.push_back(scalar + "_fluxbot");
+        for (const ScalarConfig& sc : c.scalars) surface_valid.push_back(sc.name + "_fluxbot");
     }
+    if (c.thermo == ThermoType::moist)
+        for (const char* n : {"lwp", "zcb"}) surface_valid.push_back(n);
     for (std::size_t n = 0; n < c.cross.surface.size(); ++n) {
         const std::string k = fmt::format("output.cross.surface[{}]", n);
         const std::string& name = c.cross.surface[n];
-        if (surface_valid.empty()) r.fail_key(k, "surface fields need boundary.surface_model most");
+        if (surface_valid.empty())
+            r.fail_key(k, "surface fields need boundary.surface_model most (or thermo.type moist "
+                          "for lwp and zcb)");
         if (std::find(surface_valid.begin(), surface_valid.end(), name) == surface_valid.end())
             r.fail_key(k, fmt::format("unknown surface field '{}'; this case has: {}", name,
                                       fmt::join(surface_valid, ", ")));

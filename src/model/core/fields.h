@@ -29,6 +29,9 @@ struct Fields {
     bool on_device = false;
     std::vector<PassiveScalar<T>> scalars; // in the order of Config::scalars
     Field3d<T> thv; // moist: the virtual potential temperature the buoyancy takes
+    // moist: the hydrostatic reference pressure, its Exner function and the reference density
+    // times dz, by level (ghost levels too; set once by Model::set_reference_state).
+    DeviceArray<T> pref, exner_ref, rho_dz;
 
     // Surface arrays, indexed ij = i + j*jj over the full icells x jcells plane.
     DeviceArray<T> u_fluxbot, v_fluxbot, s_fluxbot; // kinematic fluxes at the bottom wall

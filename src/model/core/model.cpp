@@ -421,8 +421,8 @@ void Model<T>::sample_stats() {
                               surface() ? f_.scalars[n].fluxbot.host() : nullptr});
     if (moist()) {
         in.moist.qt = &f_.scalars[std::size_t(qt_)].c;
-        in.moist.pref = pref_.host();
-        in.moist.exner = exner_ref_.host();
+        in.moist.pref = f_.pref.host();
+        in.moist.exner = f_.exner_ref.host();
         in.moist.rhoref = rhoref_.data();
         in.moist.thvref = cfg_.thref;
         in.moist.gravity = cfg_.gravity;

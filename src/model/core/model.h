@@ -75,8 +75,8 @@ public:
     const Config& config() const { return cfg_; }
     const Decomposition& decomp() const { return decomp_; }
     // thermo.type moist: the reference pressure by level (Pa; empty otherwise).
-    const DeviceArray<T>& reference_pressure() const { return pref_; }
-    const DeviceArray<T>& reference_exner() const { return exner_ref_; }
+    const DeviceArray<T>& reference_pressure() const { return f_.pref; }
+    const DeviceArray<T>& reference_exner() const { return f_.exner_ref; }
     // Fill all ghost cells of the prognostic fields (halo and walls).
     void set_boundaries();
 
@@ -105,9 +105,8 @@ private:
     DeviceArray<T> smag_mlen2_; // the Smagorinsky mixing length squared by level (les())
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
     DeviceArray<T> coriolis_ug_, coriolis_vg_; // the geostrophic wind by level
-    // thermo.type moist: the hydrostatic reference pressure and its Exner function by level
-    // (ghost levels too), the reference density (host only), and the surface thv flux.
-    DeviceArray<T> pref_, exner_ref_;
+    // thermo.type moist: the reference density by level (the reference pressure is in
+    // Fields), and the surface thv flux.
     std::vector<double> rhoref_;
     DeviceArray<T> thv_fluxbot_;
     int qt_ = -1; // moist: the index of qt in f_.scalars

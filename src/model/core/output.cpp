@@ -11,6 +11,7 @@
 
 #include "backends/launch.h"
 #include "kernels/halo.cuh"
+#include "kernels/thermo.cuh"
 #include "kernels/vorticity.cuh"
 #include "model/io/cross_file.h"
 #include "model/io/h5.h"
@@ -77,6 +78,10 @@ typename Output<T>::Var Output<T>::var(const std::string& name) {
     if (name == "vort_z")
         return {name, &scratch_, true, true, false, Derive::vort_z, "vorticity dv/dx - du/dy",
                 "s-1"};
+    if (name == "ql")
+        return {name, &scratch_, false, false, false, Derive::ql, scalar_noun("ql"), "kg kg-1"};
+    if (name == "thv")
+        return {name, &scratch_, false, false, false, Derive::thv, scalar_noun("thv"), "K"};
     if (name == "evisc")
         return {name, &f_.evisc, false, false, false, none, "eddy viscosity", "m2 s-1"};
     if (f_.has_scalar && name == scalar)
@@ -136,21 +141,49 @@ Output<T>::Output(const Config& cfg, const Grid<T>& grid, Fields<T>& fields,
         else if (name == "v_fluxbot")
             surface_vars_.push_back(
                 {name, "surface flux of v (v'w')", "m2 s-2", &f_.v_fluxbot, false, true});
-        else // <s>_fluxbot (load_config checks the names)
-            surface_vars_.push_back({name, "surface flux of the scalar",
-                                     scalar == "th" ? "K m s-1" : "m2 s-3", &f_.s_fluxbot, false,
-                                     false});
+        else if (name == "lwp")
+            surface_vars_.push_back({name, "liquid water path", "kg m-2", &lwp_, false, false});
+        else if (name == "zcb")
+            surface_vars_.push_back({name,
+                                     "cloud base: the lowest level with liquid water (-1: clear)",
+                                     "m", &zcb_, false, false});
+        else if (name == scalar + "_fluxbot")
+            surface_vars_.push_back({name, "surface flux of the " + scalar_noun(scalar),
+                                     scalar_units(scalar).second, &f_.s_fluxbot, false, false});
+        else // a passive scalar's <name>_fluxbot (load_config checks the names)
+            for (std::size_t n = 0; n < cfg.scalars.size(); ++n)
+                if (name == cfg.scalars[n].name + "_fluxbot")
+                    surface_vars_.push_back(
+                        {name, "surface flux of the " + scalar_noun(cfg.scalars[n].name),
+                         scalar_units(cfg.scalars[n].name).second, &f_.scalars[n].fluxbot, false,
+                         false});
     }
     surface_.on = cfg.cross.every > 0 && !surface_vars_.empty();
     surface_.path =
         (fs::path(cfg.output_dir) / fmt::format("{}.cross_surface.h5", cfg.name)).string();
-    for (const Var& v : cross_vars_)
+    qt_ = cfg.scalar_index("qt");
+    if (cfg.thermo == ThermoType::moist) {
+        lwp_.assign(std::size_t(d.nplane()), T(0), f_.on_device);
+        zcb_.assign(std::size_t(d.nplane()), T(0), f_.on_device);
+    }
+    std::vector<Var> derived = cross_vars_;
+    for (const auto& name : cfg.fields_out.names) {
+        derived.push_back(var(name));
+        if (derived.back().field == &scratch_)
+            derived_fields_.emplace(name, Field3d<T>(d, f_.on_device));
+    }
+    for (const Var& v : derived)
         if (v.field == &scratch_ && scratch_.size() == 0) {
             scratch_ = Field3d<T>(d, f_.on_device);
             dzhi_.assign(g_.dzhi.size(), T(0), f_.on_device);
             std::copy(g_.dzhi.begin(), g_.dzhi.end(), dzhi_.host());
             dzhi_.to_device();
         }
+    if (lwp_.size() > 0) {
+        z_.assign(g_.z.size(), T(0), f_.on_device);
+        std::copy(g_.z.begin(), g_.z.end(), z_.host());
+        z_.to_device();
+    }
     const std::array<int, 4> mine = {d.ioffset, d.joffset, d.imax, d.jmax};
     blocks_.resize(dc.rank == 0 ? std::size_t(dc.nprocs) : 0);
     MPI_Gather(mine.data(), 4, MPI_INT, blocks_.data(), 4, MPI_INT, 0, dc.comm);
@@ -291,6 +324,57 @@ typename Output<T>::Part Output<T>::part(const Section& s, const Var& v, int iof
 }
 
 template <typename T>
+void Output<T>::derive_in(const sq::Range3& r, const Var& v) {
+    const auto& d = g_.d;
+    const T *u = f_.u.data(), *vv = f_.v.data(), *w = f_.w.data();
+    T* out = v.field->data();
+    if (v.derive == Derive::ql || v.derive == Derive::thv) {
+        const T *thl = f_.s.data(), *qt = f_.scalars[std::size_t(qt_)].c.data();
+        if (v.derive == Derive::ql)
+            launch(r, sq::QlMoist<T>{.ql = out,
+                                     .thl = thl,
+                                     .qt = qt,
+                                     .pref = f_.pref.data(),
+                                     .exner_ref = f_.exner_ref.data(),
+                                     .jj = d.jj,
+                                     .kk = d.kk});
+        else
+            launch(r, sq::ThvMoist<T>{.thv = out,
+                                      .thl = thl,
+                                      .qt = qt,
+                                      .pref = f_.pref.data(),
+                                      .exner_ref = f_.exner_ref.data(),
+                                      .jj = d.jj,
+                                      .kk = d.kk});
+        return;
+    }
+    if (v.derive == Derive::vort_x)
+        launch(r, sq::VorticityX<T>{.vort = out,
+                                    .v = vv,
+                                    .w = w,
+                                    .dzhi = dzhi_.data(),
+                                    .dyi = g_.dyi,
+                                    .jj = d.jj,
+                                    .kk = d.kk});
+    else if (v.derive == Derive::vort_y)
+        launch(r, sq::VorticityY<T>{.vort = out,
+                                    .u = u,
+                                    .w = w,
+                                    .dzhi = dzhi_.data(),
+                                    .dxi = g_.dxi,
+                                    .jj = d.jj,
+                                    .kk = d.kk});
+    else
+        launch(r, sq::VorticityZ<T>{.vort = out,
+                                    .u = u,
+                                    .v = vv,
+                                    .dxi = g_.dxi,
+                                    .dyi = g_.dyi,
+                                    .jj = d.jj,
+                                    .kk = d.kk});
+}
+
+template <typename T>
 void Output<T>::derive(const Section& s, const Var& v) {
     if (v.field != &scratch_) return;
     const auto& d = g_.d;
@@ -303,34 +387,7 @@ void Output<T>::derive(const Section& s, const Var& v) {
     const int di = d.istart - d.ioffset, dj = d.jstart - d.joffset;
     const sq::Range3 box{lo(p.i) + di, hi(p.i) + di,       lo(p.j) + dj,
                          hi(p.j) + dj, lo(p.k) + d.kstart, hi(p.k) + d.kstart};
-    const T *u = f_.u.data(), *vv = f_.v.data(), *w = f_.w.data();
-    T* out = scratch_.data();
-    auto compute = [&](const sq::Range3& r) {
-        if (v.derive == Derive::vort_x)
-            launch(r, sq::VorticityX<T>{.vort = out,
-                                        .v = vv,
-                                        .w = w,
-                                        .dzhi = dzhi_.data(),
-                                        .dyi = g_.dyi,
-                                        .jj = d.jj,
-                                        .kk = d.kk});
-        else if (v.derive == Derive::vort_y)
-            launch(r, sq::VorticityY<T>{.vort = out,
-                                        .u = u,
-                                        .w = w,
-                                        .dzhi = dzhi_.data(),
-                                        .dxi = g_.dxi,
-                                        .jj = d.jj,
-                                        .kk = d.kk});
-        else
-            launch(r, sq::VorticityZ<T>{.vort = out,
-                                        .u = u,
-                                        .v = vv,
-                                        .dxi = g_.dxi,
-                                        .dyi = g_.dyi,
-                                        .jj = d.jj,
-                                        .kk = d.kk});
-    };
+    auto compute = [&](const sq::Range3& r) { derive_in(r, v); };
     if (&s == &sec_[xy])
         for (int k : p.k) compute({box.i0, box.i1, box.j0, box.j1, k + d.kstart, k + d.kstart + 1});
     else if (&s == &sec_[xz])
@@ -499,6 +556,20 @@ void Output<T>::gather_surface() {
     const auto& d = g_.d;
     std::vector<T>& mine = surface_.mine;
     mine.clear();
+    if (lwp_.size() > 0)
+        launch_2d(sq::Range3{d.istart, d.iend, d.jstart, d.jend, 0, 1},
+                  sq::ColumnCloud<T>{.lwp = lwp_.data(),
+                                     .zcb = zcb_.data(),
+                                     .thl = f_.s.data(),
+                                     .qt = f_.scalars[std::size_t(qt_)].c.data(),
+                                     .pref = f_.pref.data(),
+                                     .exner_ref = f_.exner_ref.data(),
+                                     .rho_dz = f_.rho_dz.data(),
+                                     .z = z_.data(),
+                                     .kstart = d.kstart,
+                                     .kend = d.kend,
+                                     .jj = d.jj,
+                                     .kk = d.kk});
     for (const SurfaceVar& v : surface_vars_) {
         v.a->to_host();
         for (int j = d.jstart; j < d.jend; ++j)
@@ -541,8 +612,13 @@ void Output<T>::fields(std::int64_t itime, double time) {
     info.overwrite = cfg_.overwrite || restarted_;
     const auto t0 = std::chrono::steady_clock::now(); // the copy from the device counts
     std::vector<io::OutputField<T>> list;
+    const auto& d = g_.d;
     for (const auto& name : cfg_.fields_out.names) {
-        const Var v = var(name);
+        Var v = var(name);
+        if (v.field == &scratch_) { // derived: each into its own field, all written at once
+            v.field = &derived_fields_.at(name);
+            derive_in(sq::Range3{d.istart, d.iend, d.jstart, d.jend, d.kstart, d.kend}, v);
+        }
         if (f_.on_device) v.field->to_host();
         const io::Stagger stagger = v.xh   ? io::Stagger::x
                                     : v.yh ? io::Stagger::y

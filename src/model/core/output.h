@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common.cuh"
 #include "model/config/config.h"
 #include "model/core/fields.h"
 #include "model/decomp.h"
@@ -69,7 +70,7 @@ private:
         std::vector<std::vector<T>> global;
     };
     // How a variable is made from the fields.
-    enum class Derive { none, square, vort_x, vort_y, vort_z };
+    enum class Derive { none, square, vort_x, vort_y, vort_z, ql, thv };
     struct Var {
         std::string name;  // as written (u, th, w2, vort_z, ...)
         Field3d<T>* field; // the field it reads (derived vorticity: the scratch field)
@@ -80,8 +81,10 @@ private:
     };
     Var var(const std::string& name);
     std::vector<double> axis_values(const std::string& axis) const;
-    // Computes a vorticity component at the section's points of this rank into scratch_.
+    // Computes a derived field (vorticity, moist ql and thv) at the section's points of this
+    // rank into scratch_; derive_in computes it over a box of the local grid.
     void derive(const Section& s, const Var& v);
+    void derive_in(const sq::Range3& r, const Var& v);
     void stage_on_host(const Section& s, const Var& v);
     // This rank's part of one variable: the kept indices that lie in the block
     // (ioff, joff, imax, jmax), in (k, j, i) order.
@@ -119,8 +122,12 @@ private:
     std::vector<std::array<int, 4>> blocks_; // rank 0: every rank's ioff, joff, imax, jmax
     DeviceArray<T> pack_;                    // GPU: one packed row or column
     Field3d<T> scratch_;                     // derived fields (allocated when asked for)
-    DeviceArray<T> dzhi_;                    // the kernels' copy of Grid::dzhi
-    io::BackgroundWriter writer_;            // rank 0's cross-section appends; last: joined first
+    std::map<std::string, Field3d<T>> derived_fields_; // output.fields' derived ones, by name
+    DeviceArray<T> lwp_, zcb_;                         // moist's 2-D fields (output.cross.surface)
+    DeviceArray<T> z_;                                 // the column kernel's copy of Grid::z
+    int qt_ = -1;                                      // moist: qt's index in Fields::scalars
+    DeviceArray<T> dzhi_;                              // the kernels' copy of Grid::dzhi
+    io::BackgroundWriter writer_; // rank 0's cross-section appends; last: joined first
 };
 
 extern template class Output<float>;

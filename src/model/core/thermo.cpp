@@ -46,17 +46,21 @@ void Model<T>::set_reference_state() {
         p[std::size_t(k)] = hydrostatic(double(g_.zh[k]), p_face, zc);
         if (k < d.kend) p_face = hydrostatic(zc, p[std::size_t(k)], double(g_.zh[k + 1]));
     }
-    pref_.assign(std::size_t(d.kcells), T(0), on_device_);
-    exner_ref_.assign(std::size_t(d.kcells), T(0), on_device_);
+    f_.pref.assign(std::size_t(d.kcells), T(0), on_device_);
+    f_.exner_ref.assign(std::size_t(d.kcells), T(0), on_device_);
     rhoref_.assign(std::size_t(d.kcells), 0.0);
     for (int k = d.kstart - 1; k <= d.kend; ++k) {
         const std::size_t n = std::size_t(k);
-        pref_[n] = T(p[n]);
-        exner_ref_[n] = T(sq::moist::exner(p[n]));
+        f_.pref[n] = T(p[n]);
+        f_.exner_ref[n] = T(sq::moist::exner(p[n]));
         rhoref_[n] = p[n] / (rd * virtual_temperature(double(g_.z[k]), p[n]));
     }
-    pref_.to_device();
-    exner_ref_.to_device();
+    f_.rho_dz.assign(std::size_t(d.kcells), T(0), on_device_);
+    for (int k = d.kstart; k < d.kend; ++k)
+        f_.rho_dz[std::size_t(k)] = T(rhoref_[std::size_t(k)] * double(g_.dz[k]));
+    f_.pref.to_device();
+    f_.exner_ref.to_device();
+    f_.rho_dz.to_device();
     if (surface()) thv_fluxbot_.assign(std::size_t(d.nplane()), T(0), on_device_);
 }
 
@@ -69,8 +73,8 @@ void Model<T>::thermo_state() {
            sq::ThvMoist<T>{.thv = f_.thv.data(),
                            .thl = f_.s.data(),
                            .qt = f_.scalars[std::size_t(qt_)].c.data(),
-                           .pref = pref_.data(),
-                           .exner_ref = exner_ref_.data(),
+                           .pref = f_.pref.data(),
+                           .exner_ref = f_.exner_ref.data(),
                            .jj = d.jj,
                            .kk = d.kk});
 }
