@@ -1,7 +1,9 @@
-// Profile tables in a case (init.profiles): a map of lists, or the name of a CSV file.
+// Profile tables in a case (init.profiles, forcing.file): a map of lists, or the name of a
+// CSV, HDF5 or netCDF-4 file.
 #include "model/config/reader.h"
 
 #include <fmt/format.h>
+#include <hdf5.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -87,6 +89,57 @@ void read_csv(const std::string& path, const std::string& dotted,
     if (header.empty()) throw ConfigError(fmt::format("{}: {}: the file is empty", path, dotted));
 }
 
+// An HDF5 or netCDF-4 file: one-dimensional datasets at the root, z and any of the allowed
+// names, read as doubles; other datasets are left alone (a netCDF file carries more).
+void read_hdf5(const std::string& path, const std::string& dotted,
+               const std::vector<std::string>& allowed, ProfileTable& t) {
+    // HDF5's own error stack stays quiet: every failure becomes one message here.
+    H5E_auto2_t old_func = nullptr;
+    void* old_data = nullptr;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    std::string error;
+    const hid_t file = std::filesystem::is_regular_file(path)
+                           ? H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)
+                           : H5I_INVALID_HID;
+    auto read = [&](const std::string& name, std::vector<double>& out) {
+        if (!error.empty() || H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0) return false;
+        const hid_t ds = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+        const hid_t space = ds >= 0 ? H5Dget_space(ds) : H5I_INVALID_HID;
+        hsize_t n = 0;
+        if (space < 0 || H5Sget_simple_extent_ndims(space) != 1) {
+            error = fmt::format("'{}' is not a one-dimensional dataset", name);
+        } else {
+            H5Sget_simple_extent_dims(space, &n, nullptr);
+            out.resize(std::size_t(n));
+            if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+                error = fmt::format("cannot read '{}' as numbers", name);
+        }
+        if (space >= 0) H5Sclose(space);
+        if (ds >= 0) H5Dclose(ds);
+        return error.empty();
+    };
+    if (file < 0) {
+        error = std::filesystem::exists(path) ? "not an HDF5 or netCDF-4 file" : "no such file";
+    } else {
+        if (!read("z", t.z) && error.empty()) error = "it has no dataset 'z'";
+        for (const auto& name : allowed) {
+            std::vector<double> c;
+            if (read(name, c)) t.columns.push_back({name, std::move(c)});
+        }
+        H5Fclose(file);
+    }
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    if (!error.empty())
+        throw ConfigError(
+            fmt::format("{}: {}: cannot take the profile table from it: {}", path, dotted, error));
+}
+
+bool is_hdf5_name(const std::string& file) {
+    const std::string ext = std::filesystem::path(file).extension().string();
+    return ext == ".h5" || ext == ".hdf5" || ext == ".nc" || ext == ".nc4";
+}
+
 } // namespace
 
 bool read_profile_table(CaseReader& r, Section& sec, const std::string& key,
@@ -102,7 +155,10 @@ bool read_profile_table(CaseReader& r, Section& sec, const std::string& key,
         if (p.is_relative() && !r.from_command_line(dotted))
             p = std::filesystem::path(r.file()).parent_path() / p;
         t.source = p.string();
-        read_csv(t.source, dotted, allowed, t);
+        if (is_hdf5_name(file))
+            read_hdf5(t.source, dotted, allowed, t);
+        else
+            read_csv(t.source, dotted, allowed, t);
     } else {
         std::vector<std::string> keys = {"z"};
         keys.insert(keys.end(), allowed.begin(), allowed.end());

@@ -3,6 +3,7 @@
 #include "model/config/config.h"
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -606,6 +607,70 @@ TEST(Config, ProfileTablesFromCsvAndYaml) {
     EXPECT_EQ(r.init.profiles.z, a.init.profiles.z);
     EXPECT_EQ(*r.init.profiles.column("u"), *a.init.profiles.column("u"));
     EXPECT_EQ(r.resolved_yaml, a.resolved_yaml);
+}
+
+// A profile table from an HDF5 (or netCDF-4) file beside the case: its one-dimensional
+// root datasets z and the allowed columns, other datasets left alone; a bad file is named.
+TEST(Config, ProfileTablesFromHdf5) {
+    const fs::path dir = fs::temp_directory_path() / ("squall_h5_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    auto write = [&](const fs::path& path, bool two_d) {
+        const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        auto put = [&](const char* name, const std::vector<double>& v, int rank) {
+            const hsize_t dims[2] = {rank == 1 ? v.size() : 1, v.size()};
+            const hid_t sp = H5Screate_simple(rank, rank == 1 ? dims : dims, nullptr);
+            const hid_t ds =
+                H5Dcreate2(f, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+            H5Dclose(ds);
+            H5Sclose(sp);
+        };
+        put("z", {0, 520, 1480}, 1);
+        put("thl", {298.7, 298.7, 302.4}, two_d ? 2 : 1);
+        put("qt", {17e-3, 16.3e-3, 10.7e-3}, 1);
+        put("time", {0, 1, 2, 3}, 1); // not a column: left alone
+        H5Fclose(f);
+    };
+    write(dir / "bomex.nc", false);
+    write(dir / "flat.h5", true);
+    std::ofstream(dir / "not_hdf5.h5") << "z,thl\n0,300\n";
+    const std::string head = "grid: {itot: 16, ktot: 8, xsize: 400, zsize: 3000}\n"
+                             "diffusion: {nu: 0.01, kappa: 0.01}\n"
+                             "thermo: {type: moist}\n"
+                             "scalars: {qt: {}}\n"
+                             "time: {endtime: 10}\n";
+    auto load = [&](const std::string& file) {
+        std::ofstream(dir / "case.yaml")
+            << head << "init: {type: profile, profiles: " << file << "}\n";
+        return load_config((dir / "case.yaml").string());
+    };
+    const Config c = load("bomex.nc");
+    const ProfileTable& t = c.init.profiles;
+    EXPECT_EQ(t.z, (std::vector<double>{0, 520, 1480}));
+    ASSERT_NE(t.column("thl"), nullptr);
+    EXPECT_EQ(*t.column("thl"), (std::vector<double>{298.7, 298.7, 302.4}));
+    ASSERT_NE(t.column("qt"), nullptr);
+    EXPECT_EQ(*t.column("qt"), (std::vector<double>{17e-3, 16.3e-3, 10.7e-3}));
+    EXPECT_EQ(t.column("u"), nullptr);
+    EXPECT_EQ(t.source, (dir / "bomex.nc").string());
+    auto message = [&](const std::string& file) {
+        try {
+            load(file);
+        } catch (const ConfigError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message("flat.h5"), (dir / "flat.h5").string() +
+                                      ": init.profiles: cannot take the profile table from it: "
+                                      "'thl' is not a one-dimensional dataset");
+    EXPECT_EQ(message("not_hdf5.h5"), (dir / "not_hdf5.h5").string() +
+                                          ": init.profiles: cannot take the profile table from "
+                                          "it: not an HDF5 or netCDF-4 file");
+    EXPECT_EQ(message("missing.nc"), (dir / "missing.nc").string() +
+                                         ": init.profiles: cannot take the profile table from it: "
+                                         "no such file");
+    fs::remove_all(dir);
 }
 
 TEST(Config, SurfaceValueWithRate) {
