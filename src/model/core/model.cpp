@@ -398,7 +398,7 @@ void Model<T>::sample_stats() {
     check_finite(*this, dg); // a NaN state is not sampled
     // Statistics reads the host copies; on the GPU bring the sampled arrays down first.
     if (on_device_) {
-        for (Field3d<T>* a : {&f_.u, &f_.v, &f_.w}) a->to_host();
+        for (Field3d<T>* a : {&f_.u, &f_.v, &f_.w, &f_.p}) a->to_host();
         if (f_.has_scalar) f_.s.to_host();
         for (PassiveScalar<T>& c : f_.scalars) {
             c.c.to_host();
@@ -416,6 +416,9 @@ void Model<T>::sample_stats() {
     in.w = &f_.w;
     if (f_.has_scalar) in.s = &f_.s;
     if (les()) in.evisc = &f_.evisc;
+    in.p = &f_.p;
+    if (has_buoyancy())
+        in.buoyancy_factor = cfg_.thermo == ThermoType::buoy ? 1.0 : cfg_.gravity / cfg_.thref;
     for (std::size_t n = 0; n < f_.scalars.size(); ++n)
         in.passive.push_back({cfg_.scalars[n].name, &f_.scalars[n].c,
                               surface() ? f_.scalars[n].fluxbot.host() : nullptr});

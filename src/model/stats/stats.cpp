@@ -316,6 +316,71 @@ Statistics<T>::moist_profiles(const StatsInput<T>& in, const std::vector<double>
 }
 
 template <typename T>
+typename Statistics<T>::TkeBudget
+Statistics<T>::tke_budget(const StatsInput<T>& in, const double* ubar, const double* vbar,
+                          const double* wbar, const double* u_res, const double* v_res) {
+    const GridDims& d = grid_.d;
+    const int nz = d.kmax, nzh = d.kmax + 1, ks = d.kstart, jj = d.jj, kk = d.kk;
+    const double n_inv = 1.0 / (double(d.itot) * double(d.jtot));
+    const T *u = in.u->host(), *v = in.v->host(), *w = in.w->host();
+    const T* p = in.p ? in.p->host() : nullptr;
+    auto hsum = [&](int k, auto&& f) {
+        double acc = 0;
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i) acc += double(f(i + j * jj + k * kk));
+        return acc;
+    };
+    auto sum_allreduce = [&](std::vector<double>& buf) {
+        MPI_Allreduce(MPI_IN_PLACE, buf.data(), int(buf.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
+        for (double& x : buf) x *= n_inv;
+    };
+    std::vector<double> pbar(std::size_t(nz), 0.0);
+    if (p) {
+        for (int k = 0; k < nz; ++k)
+            pbar[std::size_t(k)] = hsum(ks + k, [&](int ijk) { return p[ijk]; });
+        sum_allreduce(pbar);
+    }
+    // At the centres: the vertical fluxes of e' = (u'^2 + v'^2 + w'^2)/2 and of p', and p'^2,
+    // the velocities interpolated to the centre.
+    std::vector<double> c(std::size_t(3 * nz), 0.0);
+    for (int k = 0; k < nz; ++k) {
+        const double wc_bar = sq::interp2(wbar[k], wbar[k + 1]);
+        double fe = 0, fp = 0, pp = 0;
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i) {
+                const int ijk = i + j * jj + (ks + k) * kk;
+                const double uc = sq::interp2(double(u[ijk]), double(u[ijk + 1])) - ubar[k];
+                const double vc = sq::interp2(double(v[ijk]), double(v[ijk + jj])) - vbar[k];
+                const double wc = sq::interp2(double(w[ijk]), double(w[ijk + kk])) - wc_bar;
+                fe += wc * 0.5 * (uc * uc + vc * vc + wc * wc);
+                if (p) {
+                    const double pc = double(p[ijk]) - pbar[std::size_t(k)];
+                    fp += wc * pc;
+                    pp += pc * pc;
+                }
+            }
+        c[std::size_t(k)] = fe;
+        c[std::size_t(nz + k)] = fp;
+        c[std::size_t(2 * nz + k)] = pp;
+    }
+    sum_allreduce(c);
+    TkeBudget b;
+    b.shear.assign(std::size_t(nzh), 0.0);
+    b.turb = b.pres = b.shear;
+    // Interior faces; at the walls w' = 0, so the resolved terms vanish.
+    for (int kf = 1; kf < nz; ++kf) {
+        const double dzhi = double(grid_.dzhi[ks + kf]);
+        const std::size_t n = std::size_t(kf);
+        b.shear[n] =
+            -(u_res[kf] * (ubar[kf] - ubar[kf - 1]) + v_res[kf] * (vbar[kf] - vbar[kf - 1])) * dzhi;
+        b.turb[n] = -(c[n] - c[n - 1]) * dzhi;
+        b.pres[n] = -(c[std::size_t(nz) + n] - c[std::size_t(nz) + n - 1]) * dzhi;
+    }
+    if (p) b.p2.assign(c.begin() + 2 * nz, c.end());
+    return b;
+}
+
+template <typename T>
 void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     if (!in.u || !in.v || !in.w) throw std::invalid_argument("statistics: u, v and w are required");
     const GridDims& d = grid_.d;
@@ -469,6 +534,16 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         stress[kf] = std::hypot(u_total[kf], v_total[kf]);
     }
     put("u_flux", Loc::zh, "total vertical flux of u", "m2 s-2", u_total);
+    const TkeBudget tke = tke_budget(in, ubar, vbar, wbar, fl + 3 * nzh, fl + 4 * nzh);
+    put("tke_shear", Loc::zh, "resolved TKE budget: shear production -u'w' dU/dz - v'w' dV/dz",
+        "m2 s-3", tke.shear);
+    put("tke_turb", Loc::zh, "resolved TKE budget: turbulent transport -d(w'e')/dz", "m2 s-3",
+        tke.turb);
+    if (in.p) {
+        put("tke_pres", Loc::zh, "resolved TKE budget: pressure transport -d(w'p')/dz", "m2 s-3",
+            tke.pres);
+        put("p2", Loc::z, "variance of the kinematic pressure", "m4 s-4", tke.p2);
+    }
     put("v_flux", Loc::zh, "total vertical flux of v", "m2 s-2", v_total);
     put1("h_stress",
          "boundary-layer height from the stress: where it first falls to 5 % of its surface "
@@ -498,8 +573,10 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         if (fluxbot) put1(sn + "_fluxbot", "mean surface flux", sfu, p.flux_sgs[0]);
         return p;
     };
+    std::vector<double> buoyancy_flux; // the resolved flux the buoyancy production takes
     if (s) {
         const ScalarProfiles p = put_scalar(scalar_, s, in.s_fluxbot);
+        buoyancy_flux = p.flux_res;
         // Boundary-layer height: the face with the most negative total flux (interior faces).
         int kmin = 1;
         for (int kf = 1; kf < nzh - 1; ++kf)
@@ -520,6 +597,12 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         put1("cloud_cover", "fraction of the columns with liquid water", "1", mp.cover);
         put1("zcb", "cloud base: the lowest level with liquid water", "m", mp.zcb);
         put1("zct", "cloud top: the highest level with liquid water", "m", mp.zct);
+        buoyancy_flux = mp.thv_flux_res;
+    }
+    if (in.buoyancy_factor != 0 && !buoyancy_flux.empty()) {
+        for (double& x : buoyancy_flux) x *= in.buoyancy_factor;
+        put("tke_buoy", Loc::zh, "resolved TKE budget: buoyancy production g/thref w'th'", "m2 s-3",
+            buoyancy_flux);
     }
     if (in.ustar) put1("ustar", "mean friction velocity", "m s-1", surf[1]);
     if (in.obuk_inv) {

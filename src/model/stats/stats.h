@@ -65,10 +65,14 @@ struct StatsMoist {
 
 template <typename T>
 struct StatsInput {
-    const Field3d<T>* u = nullptr;       // required
-    const Field3d<T>* v = nullptr;       // required
-    const Field3d<T>* w = nullptr;       // required
-    const Field3d<T>* s = nullptr;       // the scalar (nullptr: none)
+    const Field3d<T>* u = nullptr; // required
+    const Field3d<T>* v = nullptr; // required
+    const Field3d<T>* w = nullptr; // required
+    const Field3d<T>* s = nullptr; // the scalar (nullptr: none)
+    const Field3d<T>* p = nullptr; // the kinematic pressure (nullptr: none)
+    // The buoyancy per unit of the scalar (g/thref; 1 for a buoyancy scalar; 0: none): the
+    // TKE budget's buoyancy production is it times the resolved flux of th (thv with moist).
+    double buoyancy_factor = 0;
     std::vector<StatsScalar<T>> passive; // the passive scalars
     StatsMoist<T> moist;                 // with moist.qt: the cloud statistics
 
@@ -146,6 +150,13 @@ private:
         double lwp = 0, cover = 0, zcb = 0, zct = 0;
     };
     MoistProfiles moist_profiles(const StatsInput<T>& in, const std::vector<double>& wbar);
+    // The resolved TKE budget's shear production, turbulent and pressure transport at the
+    // faces, and the pressure variance at the centres (collective).
+    struct TkeBudget {
+        std::vector<double> shear, turb, pres, p2;
+    };
+    TkeBudget tke_budget(const StatsInput<T>& in, const double* ubar, const double* vbar,
+                         const double* wbar, const double* u_res, const double* v_res);
     void push(const std::string& name, const std::vector<double>& v);
     void push(const std::string& name, double v);
     // Runs f on rank 0; an exception there is rethrown on every rank, naming the file.

@@ -31,15 +31,17 @@ struct Fields {
     double as = 300, bs = 0.003, c0 = 0.5, c1 = -1.4; // s = as + bs z + (c0 + c1 z) sin X cos Y
     double e0 = 0.02, e1 = 0.05, e2 = 0.01;           // evisc = e0 + e1 z + e2 sin X cos Y
     double e3 = 0.004;                                //   + e3 cos X
+    double pa = 5.0, p0 = 0.3, p1 = -0.2;             // p = pa + (p0 + p1 z) sin X cos Y
     double kappa = 1e-3, prt_inv = 3.0, nu = 2e-3;
     double W(double zh) const { return Wa * zh * (1.0 - zh); }
     double C(double z) const { return c0 + c1 * z; }
     double E(double z) const { return e0 + e1 * z; }
+    double P(double z) const { return p0 + p1 * z; }
 };
 
 template <typename T>
 struct State {
-    Field3d<T> u, v, w, s, ev;
+    Field3d<T> u, v, w, s, ev, p;
     std::vector<T> fluxbot, ustar, obuk_inv, u_fluxbot, v_fluxbot;
 };
 
@@ -47,6 +49,7 @@ template <typename T>
 State<T> make_state(const Grid<T>& g, const Fields& f) {
     const GridDims& d = g.d;
     State<T> st{Field3d<T>(d),
+                Field3d<T>(d),
                 Field3d<T>(d),
                 Field3d<T>(d),
                 Field3d<T>(d),
@@ -68,6 +71,7 @@ State<T> make_state(const Grid<T>& g, const Fields& f) {
                 st.w(i, j, k) = T(f.W(zh) * (sx * cy + sx));
                 st.s(i, j, k) = T(f.as + f.bs * z + f.C(z) * sx * cy);
                 st.ev(i, j, k) = T(f.E(z) + f.e2 * sx * cy + f.e3 * std::cos(2 * pi * x / X));
+                st.p(i, j, k) = T(f.pa + f.P(z) * sx * cy);
             }
     st.fluxbot.assign(d.nplane(), T(0));
     st.ustar = st.obuk_inv = st.u_fluxbot = st.v_fluxbot = st.fluxbot;
@@ -91,6 +95,8 @@ StatsInput<T> input(const State<T>& st, const Fields& f, bool smag, bool surface
     in.w = &st.w;
     in.s = &st.s;
     in.evisc = smag ? &st.ev : nullptr;
+    in.p = &st.p;
+    in.buoyancy_factor = 9.81 / 300;
     in.kappa = f.kappa;
     in.nu = f.nu;
     in.prandtl_t_inv = f.prt_inv;
@@ -112,6 +118,11 @@ StatsInput<T> input(const State<T>& st, const Fields& f, bool smag, bool surface
 // N >= 3 equally spaced points give N/2; products of different harmonics vanish).
 struct Expected {
     std::vector<double> u, v, s, w, u2, v2, s2, w2, s_res, s_sgs, u_res, v_res, u_sgs, v_sgs;
+    // The resolved TKE budget: shear production -u'w' dU/dz (dU/dz = bu exactly, v'w' = 0),
+    // buoyancy production g/thref w's', pressure transport -d/dz of w'p' at the centres
+    // (w interpolated there: Wc P / 4), turbulent transport 0 (every third moment of these
+    // harmonics averages out), and the pressure variance P^2 / 4.
+    std::vector<double> tke_shear, tke_buoy, tke_pres, tke_turb, p2;
     double ke = 0, s_mean = 0, zi = 0;
 };
 
@@ -177,6 +188,16 @@ Expected expected(const Grid<double>& g, const Fields& f, bool smag, bool surfac
     for (int kf = 1; kf < d.kmax; ++kf)
         if (total[kf] < total[kmin]) kmin = kf;
     e.zi = g.zh[d.kstart + kmin];
+    auto wp = [&](int k) { return 0.5 * (f.W(g.zh[k]) + f.W(g.zh[k + 1])) * f.P(g.z[k]) / 4; };
+    for (int k = d.kstart; k < d.kend; ++k) e.p2.push_back(f.P(g.z[k]) * f.P(g.z[k]) / 4);
+    for (int k = d.kstart; k <= d.kend; ++k) {
+        const bool wall = k == d.kstart || k == d.kend;
+        const std::size_t n = std::size_t(k - d.kstart);
+        e.tke_shear.push_back(wall ? 0.0 : -e.u_res[n] * f.bu);
+        e.tke_buoy.push_back(9.81 / 300 * e.s_res[n]);
+        e.tke_pres.push_back(wall ? 0.0 : -(wp(k) - wp(k - 1)) / (g.z[k] - g.z[k - 1]));
+        e.tke_turb.push_back(0.0);
+    }
     return e;
 }
 
@@ -241,6 +262,11 @@ TEST_P(StatsFile, AnalyticMeansVariancesAndFluxes) {
         for (std::size_t k = 0; k < total.size(); ++k) total[k] = e[r].s_res[k] + e[r].s_sgs[k];
         expect_row(read_dataset(path, "/profiles/th_flux"), r, total, tol, "flux");
         expect_row(read_dataset(path, "/profiles/u_flux_res"), r, e[r].u_res, tol, "u_res");
+        expect_row(read_dataset(path, "/profiles/tke_shear"), r, e[r].tke_shear, tol, "shear");
+        expect_row(read_dataset(path, "/profiles/tke_buoy"), r, e[r].tke_buoy, tol, "buoy");
+        expect_row(read_dataset(path, "/profiles/tke_pres"), r, e[r].tke_pres, tol, "pres");
+        expect_row(read_dataset(path, "/profiles/tke_turb"), r, e[r].tke_turb, tol, "turb");
+        expect_row(read_dataset(path, "/profiles/p2"), r, e[r].p2, tol, "p2");
         expect_row(read_dataset(path, "/profiles/v_flux_res"), r, e[r].v_res, tol, "v_res");
         expect_row(read_dataset(path, "/profiles/u_flux_sgs"), r, e[r].u_sgs, tol, "u_sgs");
         // Third moment of w: a plain sum over the stored field, level by level, and the
@@ -360,7 +386,8 @@ TEST(Stats, DimensionScalesAndAttributes) {
         }
     }
     // u v w u2 v2 w2 w3 w_skew evisc u/v_flux_res/sgs/total b b2 b_flux_res/sgs/flux
-    EXPECT_EQ(nprof, 20);
+    // tke_shear tke_turb tke_pres tke_buoy p2
+    EXPECT_EQ(nprof, 25);
     // step ke h_stress b_mean zi b_fluxbot ustar obuk_inv obuk dt cfl dn div
     EXPECT_GE(nseries, 13);
     EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/w", "/profiles/zh", 1));
