@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "kernels/common.cuh"
+#include "kernels/diff.cuh"
 #include "model/stats/stats_file.h"
 
 #ifndef SQUALL_VERSION
@@ -340,12 +341,24 @@ Statistics<T>::tke_budget(const StatsInput<T>& in, const double* ubar, const dou
             pbar[std::size_t(k)] = hsum(ks + k, [&](int ijk) { return p[ijk]; });
         sum_allreduce(pbar);
     }
-    // At the centres: the vertical fluxes of e' = (u'^2 + v'^2 + w'^2)/2 and of p', and p'^2,
-    // the velocities interpolated to the centre.
-    std::vector<double> c(std::size_t(3 * nz), 0.0);
+    // At the centres: the vertical fluxes of e' = (u'^2 + v'^2 + w'^2)/2 and of p', p'^2,
+    // the velocities interpolated to the centre, and the energy the closure takes from the
+    // resolved flow, evisc S2 with the closure's own S2 = 2 S_ij S_ij (Strain2).
+    const T* ev = in.evisc ? in.evisc->host() : nullptr;
+    const sq::Strain2<T> strain{.strain2 = nullptr,
+                                .u = u,
+                                .v = v,
+                                .w = w,
+                                .dzi = grid_.dzi.data(),
+                                .dzhi = grid_.dzhi.data(),
+                                .dxi = grid_.dxi,
+                                .dyi = grid_.dyi,
+                                .jj = jj,
+                                .kk = kk};
+    std::vector<double> c(std::size_t(4 * nz), 0.0);
     for (int k = 0; k < nz; ++k) {
         const double wc_bar = sq::interp2(wbar[k], wbar[k + 1]);
-        double fe = 0, fp = 0, pp = 0;
+        double fe = 0, fp = 0, pp = 0, diss = 0;
         for (int j = d.jstart; j < d.jend; ++j)
             for (int i = d.istart; i < d.iend; ++i) {
                 const int ijk = i + j * jj + (ks + k) * kk;
@@ -353,6 +366,7 @@ Statistics<T>::tke_budget(const StatsInput<T>& in, const double* ubar, const dou
                 const double vc = sq::interp2(double(v[ijk]), double(v[ijk + jj])) - vbar[k];
                 const double wc = sq::interp2(double(w[ijk]), double(w[ijk + kk])) - wc_bar;
                 fe += wc * 0.5 * (uc * uc + vc * vc + wc * wc);
+                if (ev) diss -= double(ev[ijk]) * double(strain.value(i, j, ks + k));
                 if (p) {
                     const double pc = double(p[ijk]) - pbar[std::size_t(k)];
                     fp += wc * pc;
@@ -362,6 +376,7 @@ Statistics<T>::tke_budget(const StatsInput<T>& in, const double* ubar, const dou
         c[std::size_t(k)] = fe;
         c[std::size_t(nz + k)] = fp;
         c[std::size_t(2 * nz + k)] = pp;
+        c[std::size_t(3 * nz + k)] = diss;
     }
     sum_allreduce(c);
     TkeBudget b;
@@ -376,7 +391,8 @@ Statistics<T>::tke_budget(const StatsInput<T>& in, const double* ubar, const dou
         b.turb[n] = -(c[n] - c[n - 1]) * dzhi;
         b.pres[n] = -(c[std::size_t(nz) + n] - c[std::size_t(nz) + n - 1]) * dzhi;
     }
-    if (p) b.p2.assign(c.begin() + 2 * nz, c.end());
+    if (p) b.p2.assign(c.begin() + 2 * nz, c.begin() + 3 * nz);
+    if (ev) b.diss.assign(c.begin() + 3 * nz, c.end());
     return b;
 }
 
@@ -544,6 +560,10 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
             tke.pres);
         put("p2", Loc::z, "variance of the kinematic pressure", "m4 s-4", tke.p2);
     }
+    if (ev)
+        put("tke_diss", Loc::z,
+            "resolved TKE budget: loss to the subgrid scales -evisc S2, S2 = 2 S_ij S_ij", "m2 s-3",
+            tke.diss);
     put("v_flux", Loc::zh, "total vertical flux of v", "m2 s-2", v_total);
     put1("h_stress",
          "boundary-layer height from the stress: where it first falls to 5 % of its surface "

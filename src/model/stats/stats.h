@@ -153,7 +153,7 @@ private:
     // The resolved TKE budget's shear production, turbulent and pressure transport at the
     // faces, and the pressure variance at the centres (collective).
     struct TkeBudget {
-        std::vector<double> shear, turb, pres, p2;
+        std::vector<double> shear, turb, pres, p2, diss;
     };
     TkeBudget tke_budget(const StatsInput<T>& in, const double* ubar, const double* vbar,
                          const double* wbar, const double* u_res, const double* v_res);

@@ -386,8 +386,8 @@ TEST(Stats, DimensionScalesAndAttributes) {
         }
     }
     // u v w u2 v2 w2 w3 w_skew evisc u/v_flux_res/sgs/total b b2 b_flux_res/sgs/flux
-    // tke_shear tke_turb tke_pres tke_buoy p2
-    EXPECT_EQ(nprof, 25);
+    // tke_shear tke_turb tke_pres tke_buoy p2 tke_diss
+    EXPECT_EQ(nprof, 26);
     // step ke h_stress b_mean zi b_fluxbot ustar obuk_inv obuk dt cfl dn div
     EXPECT_GE(nseries, 13);
     EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/w", "/profiles/zh", 1));
@@ -438,6 +438,26 @@ TEST(Stats, UncreatableFileThrowsNamingThePath) {
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
     }
+}
+
+// The closure's loss term of the TKE budget, -evisc S2, for a uniform shear u = au + bu z
+// (v = w = 0): S2 = 2 S_ij S_ij = bu^2 exactly on the staggered grid (plus the closure's
+// 1e-9 floor), so the term is -E(z) (bu^2 + 1e-9) at every level, the walls' too (the
+// ghost levels continue the shear).
+TEST(Stats, SubgridLossOfUniformShear) {
+    const Config cfg = stats_test::test_config();
+    const Grid<double> g = Grid<double>::make(cfg, 1, 1, 0, 0);
+    const Decomposition dec = Decomposition::make(MPI_COMM_WORLD, 1, 1);
+    const std::string path = tmp_dir() + "/shear.h5";
+    Statistics<double> stats(g, dec, path, "", "th");
+    Fields f;
+    f.A = f.B = f.cv = f.Wa = f.e2 = f.e3 = 0;
+    const State<double> st = make_state(g, f);
+    stats.sample(0.0, 0, input(st, f, true, false));
+    stats.write();
+    std::vector<double> want;
+    for (int k = g.d.kstart; k < g.d.kend; ++k) want.push_back(-f.E(g.z[k]) * (f.bu * f.bu + 1e-9));
+    expect_row(read_dataset(path, "/profiles/tke_diss"), 0, want, 1e-12, "tke_diss");
 }
 
 TEST(Stats, FloatFieldsMatchAnalyticToFloatAccuracy) {
