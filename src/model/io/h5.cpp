@@ -1,5 +1,7 @@
 #include "model/io/h5.h"
 
+#include <sys/stat.h>
+
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -50,6 +52,13 @@ void AppendFile::create(const std::string& path, bool overwrite) {
         check(H5Fcreate(path.c_str(), overwrite ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, fapl),
               "cannot create the file");
     swmr_ = false;
+    remember(path);
+}
+
+void AppendFile::remember(const std::string& path) {
+    struct stat st {};
+    path_ = path;
+    if (::stat(path.c_str(), &st) == 0) dev_ = st.st_dev, ino_ = st.st_ino;
 }
 
 void AppendFile::open(const std::string& path) {
@@ -64,6 +73,7 @@ void AppendFile::open(const std::string& path) {
     }
     check(fid_, "cannot open the file for appending");
     swmr_ = false;
+    remember(path);
 }
 
 void AppendFile::close() {
@@ -92,6 +102,11 @@ void AppendFile::start_swmr() {
 
 void AppendFile::require_open() const {
     if (fid_ < 0) throw Error("the file was closed after an earlier error");
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0 || st.st_dev != dev_ || st.st_ino != ino_)
+        throw Error("the file was deleted or replaced during the run, so its samples from "
+                    "here on would be lost; the run stops (a restart with --overwrite starts a "
+                    "new file)");
 }
 
 void write_string_attr(hid_t loc, const char* name, const std::string& value) {

@@ -105,12 +105,17 @@ public:
     void start_swmr(); // flushes, then single-writer/multiple-reader mode
     bool is_open() const { return fid_ >= 0; }
     bool swmr() const { return swmr_; }
-    void require_open() const; // throws when closed after an earlier error
+    // Throws when closed after an earlier error, or when the path no longer names the file
+    // it opened (deleted or replaced during the run: what it wrote since would be lost).
+    void require_open() const;
     operator hid_t() const { return fid_; }
 
 private:
     hid_t fid_ = -1;
     bool swmr_ = false;
+    std::string path_;
+    unsigned long long dev_ = 0, ino_ = 0; // the file's identity when opened
+    void remember(const std::string& path);
 };
 
 void write_string_attr(hid_t loc, const char* name, const std::string& value);

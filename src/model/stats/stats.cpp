@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -99,6 +100,20 @@ void Statistics<T>::create() {
 template <typename T>
 void Statistics<T>::resume(double time) {
     if (opened_) throw std::logic_error("statistics: resume() after the file was opened");
+    // A restart with --overwrite whose file is gone (deleted during the run it continues)
+    // starts a new one, from this time on.
+    int missing = 0;
+    on_root([&] { missing = overwrite_ && !std::filesystem::exists(path_); });
+    MPI_Bcast(&missing, 1, MPI_INT, 0, decomp_.comm);
+    if (missing) {
+        if (decomp_.rank == 0)
+            std::fprintf(stderr,
+                         "squall: warning: statistics file %s does not exist: with --overwrite "
+                         "a new file starts at t = %g s\n",
+                         path_.c_str(), time);
+        create();
+        return;
+    }
     unsigned long long kept = 0;
     on_root([&] {
         file_ = stats_io::StatsFile::resume(path_, make_header(grid_, case_, yaml_, scalar_), time);

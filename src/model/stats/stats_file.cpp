@@ -110,7 +110,8 @@ std::unique_ptr<StatsFile> StatsFile::create(const std::string& path, const Head
 std::unique_ptr<StatsFile> StatsFile::resume(const std::string& path, const Header& h,
                                              double time) {
     const h5::Quiet quiet;
-    if (!std::filesystem::exists(path)) throw Error("the file to continue does not exist");
+    if (!std::filesystem::exists(path))
+        throw Error("the file to continue does not exist (--overwrite starts a new one)");
     std::unique_ptr<StatsFile> f(new StatsFile(path));
     f->file_.open(path);
     const hid_t fid = f->file_;

@@ -233,6 +233,33 @@ TEST(StatsAppend, ExistingFileIsRefusedUnlessOverwritten) {
     EXPECT_EQ(read_dataset(path, "/timeseries/dt").data[0], 5.0);
 }
 
+// A statistics file deleted (or replaced) while the run writes it: the next write stops the
+// run, naming the file, instead of writing into the unlinked file where every later sample
+// would be lost; the restart with --overwrite then starts a new file, without it is refused.
+TEST(StatsAppend, FileDeletedDuringTheRunStopsItAndOverwriteStartsAnew) {
+    TestGrid s;
+    const std::string path = tmp_dir() + "/deleted.h5";
+    {
+        Statistics<double> st(s.g, s.dec, path, "", "th");
+        s.f.sample(st, 0.0, 0, 1.0);
+        st.write();
+        std::filesystem::remove(path);
+        s.f.sample(st, 1.0, 1, 1.0);
+        const std::string msg = what([&] { st.write(); });
+        EXPECT_NE(msg.find(path), std::string::npos) << msg;
+        EXPECT_NE(msg.find("deleted or replaced"), std::string::npos) << msg;
+    }
+    Statistics<double> refused(s.g, s.dec, path, "", "th");
+    const std::string msg = what([&] { refused.resume(1.0); });
+    EXPECT_NE(msg.find("--overwrite"), std::string::npos) << msg;
+    Statistics<double> fresh(s.g, s.dec, path, "", "th", "", true);
+    fresh.resume(1.0);
+    s.f.sample(fresh, 2.0, 2, 1.0);
+    fresh.write();
+    fresh.close();
+    EXPECT_EQ(read_dataset(path, "/time").data, std::vector<double>{2.0});
+}
+
 TEST(StatsAppend, RestartTakesOverTheFileOfAKilledRun) {
     TestGrid s;
     const std::string path = tmp_dir() + "/killed.h5";
