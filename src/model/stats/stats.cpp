@@ -209,20 +209,11 @@ typename Statistics<T>::ScalarProfiles
 Statistics<T>::scalar_profiles(const T* s, const T* fluxbot, const StatsInput<T>& in,
                                const std::vector<double>& wbar) {
     const GridDims& d = grid_.d;
-    const int nz = d.kmax, nzh = d.kmax + 1, ks = d.kstart, jj = d.jj, kk = d.kk;
-    const double n_inv = 1.0 / (double(d.itot) * double(d.jtot));
+    const int nz = d.kmax, nzh = d.kmax + 1, ks = d.kstart, kk = d.kk;
     const T* w = in.w->host();
     const T* ev = in.evisc ? in.evisc->host() : nullptr;
-    auto hsum = [&](int k, auto&& f) {
-        double acc = 0;
-        for (int j = d.jstart; j < d.jend; ++j)
-            for (int i = d.istart; i < d.iend; ++i) acc += double(f(i + j * jj + k * kk));
-        return acc;
-    };
-    auto sum_allreduce = [&](std::vector<double>& buf) {
-        MPI_Allreduce(MPI_IN_PLACE, buf.data(), int(buf.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
-        for (double& x : buf) x *= n_inv;
-    };
+    auto hsum = [&](int k, auto&& f) { return level_sum(k, f); };
+    auto sum_allreduce = [&](std::vector<double>& buf) { mean_allreduce(buf); };
     ScalarProfiles p;
     p.mean.assign(std::size_t(nz), 0.0);
     for (int k = 0; k < nz; ++k)
@@ -337,19 +328,10 @@ Statistics<T>::tke_budget(const StatsInput<T>& in, const double* ubar, const dou
                           const double* wbar, const double* u_res, const double* v_res) {
     const GridDims& d = grid_.d;
     const int nz = d.kmax, nzh = d.kmax + 1, ks = d.kstart, jj = d.jj, kk = d.kk;
-    const double n_inv = 1.0 / (double(d.itot) * double(d.jtot));
     const T *u = in.u->host(), *v = in.v->host(), *w = in.w->host();
     const T* p = in.p ? in.p->host() : nullptr;
-    auto hsum = [&](int k, auto&& f) {
-        double acc = 0;
-        for (int j = d.jstart; j < d.jend; ++j)
-            for (int i = d.istart; i < d.iend; ++i) acc += double(f(i + j * jj + k * kk));
-        return acc;
-    };
-    auto sum_allreduce = [&](std::vector<double>& buf) {
-        MPI_Allreduce(MPI_IN_PLACE, buf.data(), int(buf.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
-        for (double& x : buf) x *= n_inv;
-    };
+    auto hsum = [&](int k, auto&& f) { return level_sum(k, f); };
+    auto sum_allreduce = [&](std::vector<double>& buf) { mean_allreduce(buf); };
     std::vector<double> pbar(std::size_t(nz), 0.0);
     if (p) {
         for (int k = 0; k < nz; ++k)
@@ -416,21 +398,12 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     if (!in.u || !in.v || !in.w) throw std::invalid_argument("statistics: u, v and w are required");
     const GridDims& d = grid_.d;
     const int nz = d.kmax, nzh = d.kmax + 1, ks = d.kstart, jj = d.jj, kk = d.kk;
-    const double n_inv = 1.0 / (double(d.itot) * double(d.jtot));
     const T *u = in.u->host(), *v = in.v->host(), *w = in.w->host();
     const T* s = in.s ? in.s->host() : nullptr;
     const T* ev = in.evisc ? in.evisc->host() : nullptr;
-    auto sum_allreduce = [&](std::vector<double>& buf) {
-        MPI_Allreduce(MPI_IN_PLACE, buf.data(), int(buf.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
-        for (double& x : buf) x *= n_inv;
-    };
+    auto sum_allreduce = [&](std::vector<double>& buf) { mean_allreduce(buf); };
     // Horizontal sum of f(ijk) at level k over the local interior.
-    auto hsum = [&](int k, auto&& f) {
-        double acc = 0;
-        for (int j = d.jstart; j < d.jend; ++j)
-            for (int i = d.istart; i < d.iend; ++i) acc += double(f(i + j * jj + k * kk));
-        return acc;
-    };
+    auto hsum = [&](int k, auto&& f) { return level_sum(k, f); };
 
     // Pass 1: means. Layout: u, v at centres (nz each), w at faces (nzh).
     std::vector<double> m(2 * nz + nzh, 0.0);

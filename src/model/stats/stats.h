@@ -138,6 +138,17 @@ private:
         std::vector<double> data;
     };
     void add(const std::string& name, Loc loc, std::string long_name, std::string units);
+    // The sum of f(ijk) over this rank's interior points of level k.
+    template <class F>
+    double level_sum(int k, F&& f) const {
+        const GridDims& d = grid_.d;
+        double acc = 0;
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i) acc += double(f(i + j * d.jj + k * d.kk));
+        return acc;
+    }
+    // Sums over all ranks, divided by the points of a level: horizontal means (collective).
+    void mean_allreduce(std::vector<double>& sums) const;
     // One scalar's profiles: mean, variance, resolved, subgrid and total flux (collective).
     struct ScalarProfiles {
         std::vector<double> mean, var, flux_res, flux_sgs, flux;
