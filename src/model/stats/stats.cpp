@@ -205,6 +205,13 @@ double stress_height(const std::vector<double>& stress, const std::vector<double
 }
 
 template <typename T>
+void Statistics<T>::mean_allreduce(std::vector<double>& sums) const {
+    MPI_Allreduce(MPI_IN_PLACE, sums.data(), int(sums.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
+    const double n_inv = 1.0 / (double(grid_.d.itot) * double(grid_.d.jtot));
+    for (double& x : sums) x *= n_inv;
+}
+
+template <typename T>
 typename Statistics<T>::ScalarProfiles
 Statistics<T>::scalar_profiles(const T* s, const T* fluxbot, const StatsInput<T>& in,
                                const std::vector<double>& wbar) {
