@@ -14,6 +14,24 @@ namespace squall::stats_io {
 
 namespace {
 
+// The CF standard name of a statistic where one exists (else nullptr): the horizontal mean
+// of a quantity carries the quantity's name.
+const char* cf_standard_name(const std::string& name) {
+    static const std::map<std::string, const char*> names = {
+        {"u", "x_wind"},
+        {"v", "y_wind"},
+        {"w", "upward_air_velocity"},
+        {"th", "air_potential_temperature"},
+        {"ql", "mass_fraction_of_cloud_liquid_water_in_air"},
+        {"cloud_fraction", "cloud_area_fraction_in_atmosphere_layer"},
+        {"cloud_cover", "cloud_area_fraction"},
+        {"lwp", "atmosphere_mass_content_of_cloud_liquid_water"},
+        {"zi", "atmosphere_boundary_layer_thickness"},
+        {"h_stress", "atmosphere_boundary_layer_thickness"}};
+    const auto it = names.find(name);
+    return it == names.end() ? nullptr : it->second;
+}
+
 using h5::check;
 using h5::Error;
 using h5::Id;
@@ -225,6 +243,8 @@ void StatsFile::define(const std::vector<VarInfo>& vars, bool exact) {
                   H5Dclose, v.name);
             h5::write_string_attr(ds, "units", v.units);
             h5::write_string_attr(ds, "long_name", v.long_name);
+            if (const char* cf = cf_standard_name(v.name))
+                h5::write_string_attr(ds, "standard_name", cf);
             if (series)
                 h5::attach(file_, ds, {"/timeseries/time"});
             else

@@ -393,6 +393,14 @@ TEST(Stats, DimensionScalesAndAttributes) {
     EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/w", "/profiles/zh", 1));
     EXPECT_TRUE(stats_test::scale_attached(path, "/profiles/b", "/profiles/z", 1));
     EXPECT_EQ(stats_test::read_string_attr(path, "/profiles/b", "units"), "m s-2");
+    // CF standard names where one exists; none for a quantity CF does not name.
+    EXPECT_EQ(stats_test::read_string_attr(path, "/profiles/w", "standard_name"),
+              "upward_air_velocity");
+    EXPECT_EQ(stats_test::read_string_attr(path, "/profiles/u", "standard_name"), "x_wind");
+    EXPECT_EQ(stats_test::read_string_attr(path, "/timeseries/h_stress", "standard_name"),
+              "atmosphere_boundary_layer_thickness");
+    EXPECT_THROW(stats_test::read_string_attr(path, "/profiles/b", "standard_name"),
+                 std::runtime_error);
     EXPECT_EQ(stats_test::read_string_attr(path, "/z", "units"), "m");
     EXPECT_EQ(stats_test::read_string_attr(path, "/time", "units"), "s");
     EXPECT_FALSE(stats_test::read_string_attr(path, "/", "squall_version").empty());
