@@ -225,6 +225,14 @@ void Model<T>::set_sponge_reference() {
             sponge_sref_[k] = T(initial_scalar_profile(cfg_.init, g_.z[k]));
         }
         for (DeviceArray<T>* a : {&sponge_uref_, &sponge_vref_, &sponge_sref_}) a->to_device();
+        sponge_cref_.resize(cfg_.scalars.size());
+        for (std::size_t n = 0; n < sponge_cref_.size(); ++n) {
+            sponge_cref_[n].assign(kc, T(0), on_device_);
+            for (int k = 0; k < kc; ++k)
+                sponge_cref_[n][std::size_t(k)] =
+                    T(initial_passive_profile(cfg_.init, cfg_.scalars[n], g_.z[k]));
+            sponge_cref_[n].to_device();
+        }
     }
 }
 

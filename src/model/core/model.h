@@ -104,6 +104,7 @@ private:
     bool fixed_dt_ = false;
     DeviceArray<T> smag_mlen2_; // the Smagorinsky mixing length squared by level (les())
     DeviceArray<T> sponge_coef_, sponge_uref_, sponge_vref_, sponge_sref_;
+    std::vector<DeviceArray<T>> sponge_cref_;  // the passive scalars' sponge references
     DeviceArray<T> coriolis_ug_, coriolis_vg_; // the geostrophic wind by level
     // thermo.type moist: the reference density by level (the reference pressure is in
     // Fields), and the surface thv flux.

@@ -296,33 +296,29 @@ T Model<T>::buoyancy_reference() const {
 
 template <typename T>
 void Model<T>::sponge() {
-    if (!cfg_.sponge.enabled || sponge_in_tendencies()) return;
+    if (!cfg_.sponge.enabled) return;
     const auto& d = g_.d;
-    const T* coef = sponge_coef_.data();
     // Only the sponge's own levels: below them the rate is exactly 0, and at -= 0 * (...)
     // changes no finite value, so skipping them saves three passes over 3/4 of the grid.
     sq::Range3 r = range_c();
     r.k0 = sponge_kstart_;
     if (r.k0 >= r.k1) return;
-    launch(r, sq::Sponge<T>{.at = f_.ut.data(),
-                            .a = f_.u.data(),
-                            .aref = sponge_uref_.data(),
-                            .coef = coef,
-                            .jj = d.jj,
-                            .kk = d.kk});
-    launch(r, sq::Sponge<T>{.at = f_.vt.data(),
-                            .a = f_.v.data(),
-                            .aref = sponge_vref_.data(),
-                            .coef = coef,
-                            .jj = d.jj,
-                            .kk = d.kk});
-    if (f_.has_scalar)
-        launch(r, sq::Sponge<T>{.at = f_.st.data(),
-                                .a = f_.s.data(),
-                                .aref = sponge_sref_.data(),
-                                .coef = coef,
+    auto damp = [&](Field3d<T>& at, const Field3d<T>& a, const DeviceArray<T>& ref) {
+        launch(r, sq::Sponge<T>{.at = at.data(),
+                                .a = a.data(),
+                                .aref = ref.data(),
+                                .coef = sponge_coef_.data(),
                                 .jj = d.jj,
                                 .kk = d.kk});
+    };
+    if (!sponge_in_tendencies()) { // else the fused kernels damped u, v, w and s
+        damp(f_.ut, f_.u, sponge_uref_);
+        damp(f_.vt, f_.v, sponge_vref_);
+        if (f_.has_scalar) damp(f_.st, f_.s, sponge_sref_);
+    }
+    // The passive scalars towards their initial profiles.
+    for (std::size_t n = 0; n < f_.scalars.size(); ++n)
+        damp(f_.scalars[n].ct, f_.scalars[n].c, sponge_cref_[n]);
 }
 
 template <typename T>
