@@ -108,7 +108,13 @@ std::vector<std::string> check_override_key(const std::string& key) {
     const auto top = top_level_keys();
     if (std::find(top.begin(), top.end(), parts[0]) == top.end()) unknown("", parts[0], top);
     if (parts.size() == 1) return parts;
-    if (parts[0] == "name" || parts.size() > 2)
+    // A third level only inside the maps of maps: a passive scalar's keys, output.cross,
+    // output.fields and init.profiles (the reader checks those keys).
+    const bool map_of_maps =
+        parts[0] == "scalars" ||
+        (parts[0] == "output" && (parts[1] == "cross" || parts[1] == "fields")) ||
+        (parts[0] == "init" && parts[1] == "profiles");
+    if (parts[0] == "name" || parts.size() > 3 || (parts.size() == 3 && !map_of_maps))
         throw ConfigError(fmt::format("<command line>: {}: unknown key (too many levels)", key));
     // scalars and forcing have keys named by the case: the reader checks those.
     const auto& keys = keys_of(parts[0]);
@@ -138,18 +144,23 @@ std::vector<std::string> apply_overrides(YAML::Node& root,
         }
         if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
         if (!root.IsMap()) break; // reported against the file by the reader
-        if (parts.size() == 1) {
-            root[parts[0]] = value;
-        } else {
-            const YAML::Node existing = std::as_const(root)[parts[0]]; // lookup, no insert
+        // Down the levels, making the maps that are missing (and marking them as the
+        // command line's), then the value.
+        YAML::Node node = root;
+        std::string path;
+        bool reachable = true;
+        for (std::size_t n = 0; n + 1 < parts.size() && reachable; ++n) {
+            path += (n ? "." : "") + parts[n];
+            const YAML::Node existing = std::as_const(node)[parts[n]]; // lookup, no insert
             if (!existing || existing.IsNull()) {
-                if (!existing) marked.push_back(parts[0]);
-                root[parts[0]] = YAML::Node(YAML::NodeType::Map);
+                if (!existing) marked.push_back(path);
+                node[parts[n]] = YAML::Node(YAML::NodeType::Map);
             }
-            YAML::Node section = root[parts[0]];
-            if (!section.IsMap()) continue; // reported against the file by the reader
-            section[parts[1]] = value;
+            node.reset(node[parts[n]]);
+            reachable = node.IsMap(); // else reported against the file by the reader
         }
+        if (!reachable) continue;
+        node[parts.back()] = value;
         marked.push_back(key);
     }
     return marked;

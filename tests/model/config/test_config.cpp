@@ -673,6 +673,44 @@ TEST(Config, ProfileTablesFromHdf5) {
     fs::remove_all(dir);
 }
 
+// Overrides reach a third level inside the maps of maps: a passive scalar's keys,
+// output.cross, output.fields, init.profiles; elsewhere a third level is refused.
+TEST(Config, OverridesOfThirdLevelKeys) {
+    const std::string bomex = std::string(SQUALL_SOURCE_DIR) + "/cases/bomex.yaml";
+    const Config c =
+        load_config(bomex, {"scalars.qt.bot_value=1.0e-4", "output.fields.float32=true",
+                            "output.cross.every=60.0", "output.cross.surface=[lwp]",
+                            "init.profiles.u=[-5.0, -5.0, -5.0, -5.0, -5.0, -5.0]"});
+    ASSERT_EQ(c.scalars.size(), 1u);
+    EXPECT_EQ(c.scalars[0].bot_value, 1.0e-4);
+    EXPECT_EQ(c.scalars[0].perturb_amplitude, 2.5e-5); // the file's other keys stay
+    EXPECT_TRUE(c.fields_out.float32);
+    EXPECT_EQ(c.cross.every, 60.0);
+    EXPECT_EQ(c.cross.surface, std::vector<std::string>{"lwp"});
+    EXPECT_EQ(*c.init.profiles.column("u"), std::vector<double>(6, -5.0));
+    EXPECT_EQ(c.init.profiles.column("thl")->front(), 298.7);
+    // A scalar the case does not have gets made, and its keys are checked as in the file.
+    const Config d = load_config(bomex, {"scalars.co2.init_value=400.0"});
+    ASSERT_EQ(d.scalars.size(), 2u);
+    EXPECT_EQ(d.scalars[1].name, "co2");
+    auto err = [&](const std::string& o) {
+        try {
+            load_config(bomex, {o});
+        } catch (const ConfigError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(err("scalars.qt.botom=1")
+                  .find("<command line>: scalars.qt.botom: unknown key "
+                        "'botom' in section 'scalars.qt'; did you mean 'bot'?"),
+              std::string::npos)
+        << err("scalars.qt.botom=1");
+    EXPECT_EQ(err("grid.itot.x=3"), "<command line>: grid.itot.x: unknown key (too many levels)");
+    EXPECT_EQ(err("scalars.qt.bot.x=3"),
+              "<command line>: scalars.qt.bot.x: unknown key (too many levels)");
+}
+
 TEST(Config, SurfaceValueWithRate) {
     const Config c = load_config(TempCase("sfc_rate", "grid: {itot: 16, ktot: 8, xsize: 400, "
                                                       "zsize: 400}\n"
