@@ -592,6 +592,20 @@ void read_sections(CaseReader& r, Config& c) {
     if (c.thermo == ThermoType::moist && c.scalar_index("qt") < 0)
         r.fail_key("thermo.type", "moist needs the total water as a passive scalar: give "
                                   "scalars.qt (kg/kg, its boundary conditions and initial value)");
+    if (c.thermo == ThermoType::moist) {
+        // Total water is a mass fraction: the initial state must not have a negative one.
+        const ScalarConfig& qt = c.scalars[std::size_t(c.scalar_index("qt"))];
+        const std::vector<double>* col = in.profiles.column("qt");
+        if (!col && qt.init_value < 0)
+            r.fail_key("scalars.qt.init_value",
+                       fmt::format("{} is negative: qt is a mass fraction (kg/kg)",
+                                   format_real(qt.init_value)));
+        for (std::size_t n = 0; col && n < col->size(); ++n)
+            if ((*col)[n] < 0)
+                r.fail_key("init.profiles",
+                           fmt::format("qt[{}] = {} is negative: qt is a mass fraction (kg/kg)", n,
+                                       format_real((*col)[n])));
+    }
     if (c.diff == DiffType::constant && !c.scalars.empty() && !(c.kappa > 0))
         r.fail_key("diffusion.kappa", fmt::format("must be given and > 0 for diffusion.type "
                                                   "constant with scalars, got {}",
