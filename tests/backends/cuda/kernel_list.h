@@ -15,10 +15,20 @@ using namespace squall::testing;
 
 // Random test data: values in [0.5, 1.5), away from zero, and for the velocities u, v and w
 // either sign, so that the upwind fluxes (which read one side of a face or the other by the
-// sign of the velocity there) run both ways.
+// sign of the velocity there) run both ways. The moist kernels' state is physical instead
+// (saturation adjustment has no meaning, nor a root, at 1 K and 1 Pa): thl, qt, the
+// reference pressure and its Exner function spread so that some points are saturated and
+// some are not.
 template <class Rng>
 double test_value(const std::string& member, Rng& rng) {
-    const double v = std::uniform_real_distribution<double>(0.5, 1.5)(rng);
+    auto uniform = [&](double lo, double hi) {
+        return std::uniform_real_distribution<double>(lo, hi)(rng);
+    };
+    if (member == "thl") return uniform(295.0, 305.0);
+    if (member == "qt") return uniform(0.01, 0.03);
+    if (member == "pref") return uniform(8.0e4, 1.0e5);
+    if (member == "exner_ref") return uniform(0.94, 1.0);
+    const double v = uniform(0.5, 1.5);
     const bool velocity = member == "u" || member == "v" || member == "w";
     return velocity && std::uniform_int_distribution<int>(0, 1)(rng) ? -v : v;
 }
