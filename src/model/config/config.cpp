@@ -33,8 +33,8 @@ const std::vector<SectionKeys>& schema_sections() {
         {"scalars", {}}, // names the case chooses (read_scalars)
         {"boundary",
          {"mom_bot", "mom_top", "u_bot", "u_top", "v_bot", "v_top", "scalar_bot",
-          "scalar_bot_value", "scalar_bot_rate", "scalar_top", "scalar_top_value", "surface_model",
-          "z0m", "z0h", "ustar"}},
+          "scalar_bot_value", "scalar_bot_rate", "scalar_bot_times", "scalar_bot_values",
+          "scalar_top", "scalar_top_value", "surface_model", "z0m", "z0h", "ustar"}},
         {"sponge", {"enabled", "zstart", "sigma", "beta"}},
         {"coriolis", {"f", "ug", "vg"}},
         {"forcing",
@@ -308,6 +308,28 @@ void check_forcing(CaseReader& r, const Config& c) {
                    "is the geostrophic wind of the Coriolis force: needs coriolis.f != 0");
 }
 
+// <prefix>_times and <prefix>_values of `sec`, a table in time: both or neither, as many
+// values as times, the times strictly increasing.
+void read_time_table(CaseReader& r, Section& sec, const std::string& prefix, TimeTable& t) {
+    const bool times = sec.real_list(prefix + "_times", t.times);
+    const bool values = sec.real_list(prefix + "_values", t.values);
+    const std::string tk = sec.dotted(prefix + "_times"), vk = sec.dotted(prefix + "_values");
+    if (times != values || (times && t.times.empty()))
+        r.fail_key(times ? tk : vk, fmt::format("needs {} too: the table gives a value at each "
+                                                "time (s)",
+                                                times ? vk : tk));
+    if (t.values.size() != t.times.size())
+        r.fail_key(vk, fmt::format("has {} values but {} has {}: give one per time",
+                                   t.values.size(), tk, t.times.size()));
+    for (std::size_t n = 1; n < t.times.size(); ++n)
+        if (!(t.times[n] > t.times[n - 1]))
+            r.fail_key(fmt::format("{}[{}]", tk, n),
+                       fmt::format("{} is not after {}[{}] = {}: times must be strictly "
+                                   "increasing",
+                                   format_real(t.times[n]), tk, n - 1,
+                                   format_real(t.times[n - 1])));
+}
+
 // Names a scalar may not take: the other fields' and the statistics' own.
 bool reserved_name(const std::string& n) {
     static const std::vector<std::string> taken = {
@@ -337,10 +359,11 @@ void read_scalars(CaseReader& r, Section& top, Config& c) {
                 fmt::format("'{}' names another field or statistic: choose another name", name));
         ScalarConfig sc;
         sc.name = name;
-        Section s = all.child(
-            name, {"bot", "bot_value", "top", "top_value", "init_value", "perturb_amplitude"});
+        Section s = all.child(name, {"bot", "bot_value", "bot_times", "bot_values", "top",
+                                     "top_value", "init_value", "perturb_amplitude"});
         s.choice("bot", sc.bot, scalar_bc_names);
         s.real("bot_value", sc.bot_value);
+        read_time_table(r, s, "bot", sc.bot_table);
         s.choice("top", sc.top, scalar_bc_names);
         s.real("top_value", sc.top_value);
         s.real("init_value", sc.init_value);
@@ -410,6 +433,10 @@ void read_sections(CaseReader& r, Config& c) {
     bc.choice("scalar_bot", b.s_bot, scalar_bc_names);
     bc.real("scalar_bot_value", b.s_bot_value);
     const bool rate_given = bc.real("scalar_bot_rate", b.s_bot_rate);
+    read_time_table(r, bc, "scalar_bot", b.s_bot_table);
+    if (!b.s_bot_table.empty() && rate_given && b.s_bot_rate != 0)
+        r.fail_key("boundary.scalar_bot_rate", "conflicts with the table scalar_bot_times and "
+                                               "scalar_bot_values: give one of them");
     bc.choice("scalar_top", b.s_top, scalar_bc_names);
     bc.real("scalar_top_value", b.s_top_value);
     bc.choice("surface_model", b.surface.enabled, surface_names);

@@ -52,6 +52,20 @@ struct GridConfig {
     double utrans = 0, vtrans = 0;
 };
 
+// A value given as a table in time (s): linear between the times, constant beyond them.
+struct TimeTable {
+    std::vector<double> times, values;
+    bool empty() const { return times.empty(); }
+    double at(double t) const {
+        if (t <= times.front()) return values.front();
+        for (std::size_t n = 1; n < times.size(); ++n)
+            if (t <= times[n])
+                return values[n - 1] +
+                       (values[n] - values[n - 1]) * (t - times[n - 1]) / (times[n] - times[n - 1]);
+        return values.back();
+    }
+};
+
 struct MpiConfig {
     int npx = 0, npy = 0; // 0 = choose automatically
     std::string source;   // "file:line:col" of mpi.npx (or mpi, or the
@@ -71,7 +85,12 @@ struct BoundaryConfig {
     // boundary.scalar_bot_rate: a dirichlet bottom value changes as s_bot_value + rate t
     // (units/s), e.g. a surface cooling rate.
     double s_bot_rate = 0;
-    double s_bot_at(double t) const { return s_bot_value + s_bot_rate * t; }
+    // boundary.scalar_bot_times, scalar_bot_values: the bottom value (flux, value or gradient)
+    // as a table in time instead, e.g. a diurnal surface flux.
+    TimeTable s_bot_table;
+    double s_bot_at(double t) const {
+        return s_bot_table.empty() ? s_bot_value + s_bot_rate * t : s_bot_table.at(t);
+    }
     // boundary.ustar: a prescribed friction velocity (m/s) for the surface model, the surface
     // stress then aligned against the lowest level's wind; 0 = u* from Monin-Obukhov.
     double ustar = 0;
@@ -145,10 +164,12 @@ struct ScalarConfig {
     std::string name;
     ScalarBc bot = ScalarBc::flux, top = ScalarBc::neumann; // scalars.<name>.bot, .top
     double bot_value = 0, top_value = 0; // value, gradient or flux (kinematic: units m/s)
-    double init_value = 0;               // uniform initial value (an init.profiles column
-                                         // named after the scalar replaces it)
-    double perturb_amplitude = 0;        // random initial perturbation (below
-                                         // init.perturb_height)
+    TimeTable bot_table;                 // bot_times, bot_values: the bottom value in time
+    double bot_at(double t) const { return bot_table.empty() ? bot_value : bot_table.at(t); }
+    double init_value = 0;        // uniform initial value (an init.profiles column
+                                  // named after the scalar replaces it)
+    double perturb_amplitude = 0; // random initial perturbation (below
+                                  // init.perturb_height)
 };
 
 // A table of profiles by height: a z column and named columns, one value per height,

@@ -109,6 +109,10 @@ std::string emit_resolved(const Config& c) {
             w.begin(sc.name.c_str());
             w.text("bot", name_of(scalar_bc_names, sc.bot));
             w.real("bot_value", sc.bot_value);
+            if (!sc.bot_table.empty()) {
+                w.reals("bot_times", sc.bot_table.times);
+                w.reals("bot_values", sc.bot_table.values);
+            }
             w.text("top", name_of(scalar_bc_names, sc.top));
             w.real("top_value", sc.top_value);
             w.real("init_value", sc.init_value);
@@ -129,6 +133,10 @@ std::string emit_resolved(const Config& c) {
     w.text("scalar_bot", name_of(scalar_bc_names, b.s_bot));
     w.real("scalar_bot_value", b.s_bot_value);
     w.real("scalar_bot_rate", b.s_bot_rate);
+    if (!b.s_bot_table.empty()) {
+        w.reals("scalar_bot_times", b.s_bot_table.times);
+        w.reals("scalar_bot_values", b.s_bot_table.values);
+    }
     w.text("scalar_top", name_of(scalar_bc_names, b.s_top));
     w.real("scalar_top_value", b.s_top_value);
     w.text("surface_model", name_of(surface_names, b.surface.enabled));

@@ -108,7 +108,7 @@ void Model<T>::set_boundaries() {
     for (std::size_t n = 0; n < f_.scalars.size(); ++n) {
         const ScalarConfig& sc = cfg_.scalars[n];
         PassiveScalar<T>& c = f_.scalars[n];
-        scalar(c.c, sc.bot, sc.bot_value, sc.top, sc.top_value, c.dcdz_bot);
+        scalar(c.c, sc.bot, sc.bot_at(time()), sc.top, sc.top_value, c.dcdz_bot);
         exchanged.push_back(c.c.data());
     }
     halo_.exchange(exchanged, d.kcells);

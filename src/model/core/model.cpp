@@ -103,11 +103,11 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
     idt_ = idt_fixed_ = to_itime(cfg.dt);
     if (cfg.bc.surface.enabled && f_.has_scalar && cfg.bc.s_bot == ScalarBc::flux) {
         // A prescribed scalar flux; the case gives it as the bottom value.
-        f_.s_fluxbot.fill(T(cfg.bc.s_bot_value));
+        f_.s_fluxbot.fill(T(cfg.bc.s_bot_at(0)));
     }
     for (std::size_t n = 0; n < f_.scalars.size(); ++n)
         if (cfg.scalars[n].bot == ScalarBc::flux)
-            f_.scalars[n].fluxbot.fill(T(cfg.scalars[n].bot_value));
+            f_.scalars[n].fluxbot.fill(T(cfg.scalars[n].bot_at(0)));
     if (moist()) set_reference_state();
     if (les()) {
         smag_mlen2_.assign(g_.d.kcells, T(0), on_device_);
@@ -326,9 +326,11 @@ void Model<T>::step() {
         pressure_and_update(b_dt, a_next);
         rk_update_scalar(b_dt, a_next);
     }
-    set_boundaries();
+    // The new state's ghost cells take the boundary values of its own time (a surface value
+    // or flux that changes in time), which every substep of the next step then uses.
     itime_ += idt_;
     ++nstep_;
+    set_boundaries();
 }
 
 template <typename T>

@@ -16,6 +16,12 @@ void Model<T>::surface_layer() {
     // The ground's velocity in the model's frame (grid.utrans, vtrans).
     const T ubot = T(bc.u_bot - cfg_.grid.utrans), vbot = T(bc.v_bot - cfg_.grid.vtrans);
     const T g_over_thref = buoyancy_factor();
+    // Prescribed fluxes given in time (scalar_bot_times, bot_times): this step's value.
+    if (f_.has_scalar && bc.s_bot == ScalarBc::flux && !bc.s_bot_table.empty())
+        f_.s_fluxbot.fill(T(bc.s_bot_at(time())));
+    for (std::size_t n = 0; n < f_.scalars.size(); ++n)
+        if (!cfg_.scalars[n].bot_table.empty())
+            f_.scalars[n].fluxbot.fill(T(cfg_.scalars[n].bot_at(time())));
     const T* sflux = f_.has_scalar ? f_.s_fluxbot.data() : nullptr;
     // One extra column west and south so the face kernels find both neighbours.
     const sq::Range3 r_ext{d.istart - 1, d.iend, d.jstart - 1, d.jend, 0, 1};
