@@ -157,9 +157,16 @@ std::vector<std::string> apply_overrides(YAML::Node& root,
                 node[parts[n]] = YAML::Node(YAML::NodeType::Map);
             }
             node.reset(node[parts[n]]);
-            reachable = node.IsMap(); // else reported against the file by the reader
+            reachable = node.IsMap();
         }
-        if (!reachable) continue;
+        if (!reachable) {
+            // A section that is not a map: the reader reports it; a value that a deeper key
+            // cannot go into (init.profiles given as a file name) is the override's fault.
+            if (parts.size() < 3) continue;
+            throw ConfigError(fmt::format("<command line>: {}: {} is not a map in the case (a "
+                                          "file name or a value): set the whole {} instead",
+                                          key, path, path));
+        }
         node[parts.back()] = value;
         marked.push_back(key);
     }
@@ -331,13 +338,75 @@ void read_time_table(CaseReader& r, Section& sec, const std::string& prefix, Tim
 }
 
 // Names a scalar may not take: the other fields' and the statistics' own.
-bool reserved_name(const std::string& n) {
-    static const std::vector<std::string> taken = {
-        "u",    "v",     "w",    "p",   "th", "b",   "thl",         "thv",
-        "ql",   "evisc", "ke",   "zi",  "dt", "cfl", "dn",          "div",
-        "time", "z",     "zh",   "x",   "xh", "y",   "yh",          "ustar",
-        "w2",   "w3",    "obuk", "lwp", "u2", "v2",  "cloud_cover", "cloud_fraction"};
-    return std::find(taken.begin(), taken.end(), n) != taken.end() || n.rfind("vort_", 0) == 0;
+// The names of a scalar's statistics (stats.cpp, put_scalar): its own and these suffixes.
+const std::vector<std::string>& scalar_stat_suffixes() {
+    static const std::vector<std::string> s = {"",      "2",     "_flux_res", "_flux_sgs",
+                                               "_flux", "_mean", "_fluxbot"};
+    return s;
+}
+
+// What else has the name n (the statistics' own names, those of the thermo scalar and the
+// fields), or nullptr.
+const char* taken_by(const std::string& n, const std::string& thermo_scalar) {
+    static const std::vector<std::string> fixed = {"u",
+                                                   "v",
+                                                   "w",
+                                                   "p",
+                                                   "th",
+                                                   "b",
+                                                   "thl",
+                                                   "thv",
+                                                   "ql",
+                                                   "evisc",
+                                                   "ke",
+                                                   "zi",
+                                                   "dt",
+                                                   "cfl",
+                                                   "dn",
+                                                   "div",
+                                                   "time",
+                                                   "z",
+                                                   "zh",
+                                                   "x",
+                                                   "xh",
+                                                   "y",
+                                                   "yh",
+                                                   "ustar",
+                                                   "w2",
+                                                   "w3",
+                                                   "w_skew",
+                                                   "obuk",
+                                                   "obuk_inv",
+                                                   "lwp",
+                                                   "u2",
+                                                   "v2",
+                                                   "p2",
+                                                   "u_flux",
+                                                   "v_flux",
+                                                   "u_flux_res",
+                                                   "v_flux_res",
+                                                   "u_flux_sgs",
+                                                   "v_flux_sgs",
+                                                   "u_fluxbot",
+                                                   "v_fluxbot",
+                                                   "h_stress",
+                                                   "tke_shear",
+                                                   "tke_buoy",
+                                                   "tke_turb",
+                                                   "tke_pres",
+                                                   "tke_diss",
+                                                   "zcb",
+                                                   "zct",
+                                                   "cloud_cover",
+                                                   "cloud_fraction",
+                                                   "thv_flux_res",
+                                                   "step"};
+    if (std::find(fixed.begin(), fixed.end(), n) != fixed.end() || n.rfind("vort_", 0) == 0)
+        return "another field or statistic";
+    for (const std::string& suffix : scalar_stat_suffixes())
+        if (!thermo_scalar.empty() && n == thermo_scalar + suffix)
+            return "a statistic of the thermodynamic scalar";
+    return nullptr;
 }
 
 // scalars: a map from each passive scalar's name to its settings.
@@ -353,10 +422,16 @@ void read_scalars(CaseReader& r, Section& top, Config& c) {
                                                      "letters, digits and '_', starting with a "
                                                      "letter",
                                                      name));
-        if (reserved_name(name) || name == scalar_name(c.thermo))
-            r.fail_key(
-                all.dotted(name),
-                fmt::format("'{}' names another field or statistic: choose another name", name));
+        const char* taken = taken_by(name, scalar_name(c.thermo));
+        // A statistic of a scalar given before (its variance qt2, its flux qt_flux, ...), or
+        // one whose statistics would take a name given before.
+        for (const ScalarConfig& other : c.scalars)
+            for (const std::string& a : scalar_stat_suffixes())
+                for (const std::string& b : scalar_stat_suffixes())
+                    if (other.name + a == name + b) taken = "a statistic of another scalar";
+        if (taken)
+            r.fail_key(all.dotted(name),
+                       fmt::format("'{}' names {}: choose another name", name, taken));
         ScalarConfig sc;
         sc.name = name;
         Section s = all.child(name, {"bot", "bot_value", "bot_times", "bot_values", "top",
@@ -419,7 +494,9 @@ void read_sections(CaseReader& r, Config& c) {
     thermo.choice("type", c.thermo, thermo_names);
     thermo.real("thref", c.thref, positive());
     thermo.real("gravity", c.gravity, at_least(0));
-    thermo.real("pbot", c.pbot, positive());
+    // A surface pressure in Pa: the saturation adjustment has no meaning far from it (a value
+    // in hPa would condense all the water).
+    thermo.real("pbot", c.pbot, Limit{2.0e4, 1.2e5, false, false});
     read_scalars(r, top, c);
 
     Section bc = top.child("boundary", keys_of("boundary"));
@@ -703,6 +780,10 @@ bool runs_scalar_stage_in_tendencies(const Config& c) {
     // The forcing adds to the scalar's tendency after the fused kernels, like the sponge kernel.
     return runs_fused_tendencies(c) && (!c.sponge.enabled || c.diff == DiffType::smag2) &&
            !c.forcing.scalar_forced();
+}
+
+std::string default_resolved_yaml() {
+    return cfg::emit_resolved(Config{});
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {

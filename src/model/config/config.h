@@ -287,6 +287,10 @@ struct Config {
     std::string resolved_yaml; // the full resolved configuration
 };
 
+// The resolved configuration of a Config with every default (keys a newer version added are
+// read as these in older files: restart's comparison).
+std::string default_resolved_yaml();
+
 // Load, validate and resolve a case. `overrides` are "dotted.key=value" strings from
 // the command line (e.g. "grid.itot=32"); they are applied before validation and
 // reported with the source "<command line>". Throws ConfigError.

@@ -6,6 +6,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -114,6 +115,14 @@ void read_hdf5(const std::string& path, const std::string& dotted,
             out.resize(std::size_t(n));
             if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
                 error = fmt::format("cannot read '{}' as numbers", name);
+            // netCDF's packed values would need unpacking, and fill values stand for none.
+            for (const char* attr : {"scale_factor", "add_offset"})
+                if (error.empty() && H5Aexists(ds, attr) > 0)
+                    error =
+                        fmt::format("'{}' is packed ({}): store the values themselves", name, attr);
+            for (std::size_t m = 0; error.empty() && m < out.size(); ++m)
+                if (!std::isfinite(out[m]))
+                    error = fmt::format("'{}'[{}] is not a finite number", name, m);
         }
         if (space >= 0) H5Sclose(space);
         if (ds >= 0) H5Dclose(ds);

@@ -148,6 +148,7 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
         for (int k = g_.d.kend - 1; k >= g_.d.kstart && sponge_coef_[k] != T(0); --k)
             sponge_kstart_ = k;
         sponge_coef_.to_device();
+        set_sponge_reference(); // before precompile() steps (analytic: the same again later)
     }
     if (cfg.stats_every > 0) {
         const std::filesystem::path dir(cfg.output_dir);
@@ -368,7 +369,15 @@ Diagnostics Model<T>::diagnostics() {
             allreduce_sum(launch_sum(
                 range_c(), sq::ValueDz<T>{.a = f_.s.data(), .dz = dz, .jj = d.jj, .kk = d.kk})) *
             cell / volume;
-    if (surface())
+    // The passive scalars' volume means, summed: NaN or Inf in any of them shows here.
+    for (PassiveScalar<T>& c : f_.scalars)
+        r.passive_mean +=
+            allreduce_sum(launch_sum(range_c(), sq::ValueDz<T>{.a = c.c.data(),
+                                                               .dz = dz,
+                                                               .jj = d.jj,
+                                                               .kk = d.kk})) *
+            cell / volume;
+    if (surface() && !(cfg_.bc.ustar > 0)) // a prescribed u* has no stable limit
         r.stable_limit_columns = allreduce_sum(
             launch_sum(range_2d(), sq::SurfaceStableLimit<T>{.obuk_inv = f_.obuk_inv.data(),
                                                              .z1 = g_.z[d.kstart],

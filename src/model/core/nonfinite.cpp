@@ -39,6 +39,7 @@ void check_finite(Model<T>& m, const Diagnostics& dg) {
                                                      {"div", dg.div},
                                                      {"ke", dg.ke},
                                                      {"mean scalar", dg.s_mean},
+                                                     {"passive scalars' means", dg.passive_mean},
                                                      {"u momentum", dg.mom_u},
                                                      {"v momentum", dg.mom_v}};
     for (const auto& [name, v] : values)

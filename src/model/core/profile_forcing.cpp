@@ -118,7 +118,7 @@ void ProfileForcing<T>::apply(Fields<T>& f) {
                         sq::LargeScaleTendency<T>{
                             .at = at.data(), .tend = tend.data(), .jj = g_.d.jj, .kk = g_.d.kk});
     };
-    if (fc.scalar_forced()) {
+    if (fc.scalar_forced() && f.has_scalar) { // subsidence alone may act on passive scalars only
         if (scalar_needs_means())
             level_tendency(horizontal_mean(f.s), &th_base_, fc.subsidence(), &nudge_th_, tend_th_);
         add(f.st, tend_th_);

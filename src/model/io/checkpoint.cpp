@@ -1,6 +1,8 @@
 // Checkpoint files in HDF5 (serial library): rank 0 writes, one rank's block at a time.
 #include "model/io/checkpoint.h"
 
+#include "model/config/config.h"
+
 #include "model/io/gather_write.h"
 #include "model/io/h5.h"
 
@@ -308,9 +310,15 @@ std::vector<std::string> case_differences(const std::string& checkpoint_yaml,
         const std::string vb = it == b.end() ? "(absent)" : it->second;
         if (va != vb) r.push_back(fmt::format("{}: checkpoint {}, case {}", key, va, vb));
     }
-    for (const auto& [key, vb] : b)
-        if (!restart_mutable_key(key) && !a.count(key))
+    // A key the checkpoint's version did not have yet counts as its default there.
+    std::map<std::string, std::string> defaults;
+    flatten(YAML::Load(default_resolved_yaml()), "", defaults);
+    for (const auto& [key, vb] : b) {
+        if (restart_mutable_key(key) || a.count(key)) continue;
+        const auto d = defaults.find(key);
+        if (d == defaults.end() || d->second != vb)
             r.push_back(fmt::format("{}: checkpoint (absent), case {}", key, vb));
+    }
     return r;
 }
 

@@ -2,6 +2,7 @@
 // broken case file in tests/model/config/bad/ (their "# expect:" lines give the message).
 #include "model/config/config.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
@@ -633,6 +634,22 @@ TEST(Config, ProfileTablesFromHdf5) {
     };
     write(dir / "bomex.nc", false);
     write(dir / "flat.h5", true);
+    {
+        // A NaN among the values (a netCDF fill value, say).
+        const hid_t f =
+            H5Fcreate((dir / "nan.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        const double z[2] = {0, 100}, thl[2] = {300, std::nan("")};
+        const hsize_t n = 2;
+        for (auto [name, v] : {std::pair{"z", z}, std::pair{"thl", thl}}) {
+            const hid_t sp = H5Screate_simple(1, &n, nullptr);
+            const hid_t ds =
+                H5Dcreate2(f, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+            H5Dclose(ds);
+            H5Sclose(sp);
+        }
+        H5Fclose(f);
+    }
     std::ofstream(dir / "not_hdf5.h5") << "z,thl\n0,300\n";
     const std::string head = "grid: {itot: 16, ktot: 8, xsize: 400, zsize: 3000}\n"
                              "diffusion: {nu: 0.01, kappa: 0.01}\n"
@@ -667,6 +684,9 @@ TEST(Config, ProfileTablesFromHdf5) {
     EXPECT_EQ(message("not_hdf5.h5"), (dir / "not_hdf5.h5").string() +
                                           ": init.profiles: cannot take the profile table from "
                                           "it: not an HDF5 or netCDF-4 file");
+    EXPECT_EQ(message("nan.h5"), (dir / "nan.h5").string() +
+                                     ": init.profiles: cannot take the profile table from it: "
+                                     "'thl'[1] is not a finite number");
     EXPECT_EQ(message("missing.nc"), (dir / "missing.nc").string() +
                                          ": init.profiles: cannot take the profile table from it: "
                                          "no such file");
@@ -707,6 +727,15 @@ TEST(Config, OverridesOfThirdLevelKeys) {
               std::string::npos)
         << err("scalars.qt.botom=1");
     EXPECT_EQ(err("grid.itot.x=3"), "<command line>: grid.itot.x: unknown key (too many levels)");
+    // A deeper key into a value (init.profiles as a file name) is refused, not dropped.
+    try {
+        load_config(bomex, {"init.profiles=prof.csv", "init.profiles.qt=[5, 5]"});
+        ADD_FAILURE() << "an override into a file name was accepted";
+    } catch (const ConfigError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "<command line>: init.profiles.qt: init.profiles is not a map in the case (a "
+                  "file name or a value): set the whole init.profiles instead");
+    }
     EXPECT_EQ(err("scalars.qt.bot.x=3"),
               "<command line>: scalars.qt.bot.x: unknown key (too many levels)");
 }

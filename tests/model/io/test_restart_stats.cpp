@@ -7,11 +7,13 @@
 // under /time, /profiles and /timeseries value by value (bytes), the same times, no sample
 // twice and none missing. Float and double, 1 rank and 2x2 ranks. Run with 4 MPI ranks.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "model/io/checkpoint.h"
 #include "restart_support.h"
 #include "stats_compare.h"
 #include "tests/support/model_run.h"
@@ -177,6 +179,25 @@ TEST(RestartStatistics, ComparisonFindsOneBit) {
     EXPECT_NE(d[0].find("/profiles/th2: values differ, first at element 3"), std::string::npos)
         << d[0];
     MPI_Comm_free(&comm);
+}
+
+// A checkpoint written before a key existed (thermo.pbot, boundary.ustar, the forcing's
+// geostrophic profiles): the key counts as its default there, so the case restarts while
+// it keeps the default, and is refused, naming the key, once it does not.
+TEST(CaseDifferences, KeysNewerThanTheCheckpointCountAsTheirDefaults) {
+    const Config c = load_case("drycbl");
+    YAML::Node old = YAML::Load(c.resolved_yaml);
+    old["thermo"].remove("pbot");
+    old["boundary"].remove("ustar");
+    old["forcing"].remove("ug");
+    YAML::Emitter e;
+    e << old;
+    const std::string before = e.c_str();
+    EXPECT_TRUE(io::case_differences(before, c.resolved_yaml).empty());
+    const Config changed = load_case("drycbl", {"boundary.ustar=0.3"});
+    const auto d = io::case_differences(before, changed.resolved_yaml);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0], "boundary.ustar: checkpoint (absent), case 0.3");
 }
 
 } // namespace

@@ -129,6 +129,23 @@ TEST(Forcing, NudgingFollowsTheRk3Recurrence) {
     EXPECT_EQ(max_error(*run.model, run.model->fields().v, [](double) { return 0.0; }), 0.0);
 }
 
+// Subsidence of a passive scalar's linear profile, without a thermo scheme (the subsidence
+// then has no thermo scalar to act on): the same exact tendency -w_ls gamma as th's.
+TEST(Forcing, SubsidenceOfAPassiveScalarWithoutThermo) {
+    const Config cfg = forcing_case(
+        {"thermo={type: none}", "forcing={z: [0.0, 400.0], w_ls: [-0.01, -0.01]}",
+         "scalars={c: {bot: neumann, bot_value: 0.001, top: neumann, top_value: 0.001}}",
+         "init={type: profile, profiles: {z: [0.0, 400.0], c: [0.0, 0.4]}}"});
+    ModelRun<double> run(cfg, MPI_COMM_WORLD);
+    run.model->run();
+    const double t = run.model->time();
+    const double err = max_error(*run.model, run.model->fields().scalars[0].c,
+                                 [&](double z) { return 0.001 * z + 0.01 * 0.001 * t; });
+    std::printf("max |c - (c0 + w gamma t)| = %.3e at t = %g s\n", err, t);
+    EXPECT_LT(err, 1e-12);
+    EXPECT_GT(t, 900.0);
+}
+
 // A surface flux given in time (boundary.scalar_bot_times and _values, a passive scalar's
 // bot_times and bot_values): on a resting column with constant diffusion and a closed top,
 // each step adds dt F(t_n) to the column's content, F taken at the step's start, so after
