@@ -408,7 +408,10 @@ struct SurfaceStableLimit {
 
 // Surface momentum fluxes and gradients on the u- and v-faces. Choice: u* and 1/L are
 // interpolated (interp2) from the two neighbouring columns to the face; fm and phi_m are
-// then evaluated at the face with that 1/L. Flux:   ufluxbot = -(u - ubot) u* fm.
+// then evaluated at the face with that 1/L. Flux:   ufluxbot = -(u - ubot) u* fm,
+// or with a prescribed u* (ustar_given, boundary.ustar) the stress u*^2 against the face's
+// wind: ufluxbot = -u*^2 du / |U|, du = u - ubot, |U| = max(sqrt(du^2 + dv^2), umin), dv the
+// average of the four v around the u-face (the v-face alike).
 // Gradient from the flux-gradient relation with K_m = kappa z1 u* / phi_m(z1/L):
 //   dudz_bot = -ufluxbot / K_m = -ufluxbot phi_m / (u* kappa z1),
 // so K_m dudz_bot = -ufluxbot exactly (the ghost cells then carry the same stress).
@@ -420,6 +423,8 @@ struct SurfaceMomentumFlux {
     const T *ustar, *obuk_inv; // 2-D, valid at i-1 and j-1 too
     T ubot, vbot;
     T z1, z0m;
+    T umin;          // with ustar_given: the least wind speed
+    int ustar_given; // 1: the stress is u*^2 (u* prescribed)
     int kstart;
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
@@ -428,10 +433,16 @@ struct SurfaceMomentumFlux {
         d.plane(SQ_ARG(ufluxbot), sq::Use::out).plane(SQ_ARG(vfluxbot), sq::Use::out);
         d.plane(SQ_ARG(dudz_bot), sq::Use::out).plane(SQ_ARG(dvdz_bot), sq::Use::out);
         d.fields(SQ_ARG(u), SQ_ARG(v)).planes(SQ_ARG(ustar), SQ_ARG(obuk_inv));
-        d.scalars(SQ_ARG(ubot), SQ_ARG(vbot), SQ_ARG(z1), SQ_ARG(z0m), SQ_ARG(kstart), SQ_ARG(jj),
-                  SQ_ARG(kk));
+        d.scalars(SQ_ARG(ubot), SQ_ARG(vbot), SQ_ARG(z1), SQ_ARG(z0m), SQ_ARG(umin),
+                  SQ_ARG(ustar_given), SQ_ARG(kstart), SQ_ARG(jj), SQ_ARG(kk));
     }
     static constexpr const char* name = "surface_momentum_flux";
+    // The flux of one face from its wind along the face normal (du) and, with a prescribed
+    // u*, across it (dv_across, only read then).
+    SQ_HD T face_flux(T du, T dv_across, T us, T fm) const {
+        if (!ustar_given) return -du * us * fm;
+        return -us * us * du / max_(sqrt_(du * du + dv_across * dv_across), umin);
+    }
     SQ_HD void operator()(int i, int j) const {
         const int ij = i + j * jj;
         const int ijk = ij + kstart * kk;
@@ -441,7 +452,11 @@ struct SurfaceMomentumFlux {
             const T us = interp2(ustar[ij - 1], ustar[ij]);
             const T li = interp2(obuk_inv[ij - 1], obuk_inv[ij]);
             const most::FmPhiM<T> f = most::fm_phi_m(log_z, r23, z1, z0m, li);
-            const T flux = -(u[ijk] - ubot) * us * f.fm;
+            const T dv = ustar_given ? interp2(interp2(v[ijk - 1], v[ijk]),
+                                               interp2(v[ijk - 1 + jj], v[ijk + jj])) -
+                                           vbot
+                                     : T(0);
+            const T flux = face_flux(u[ijk] - ubot, dv, us, f.fm);
             ufluxbot[ij] = flux;
             dudz_bot[ij] = -flux * f.phi_m / (us * kz);
         }
@@ -449,7 +464,11 @@ struct SurfaceMomentumFlux {
             const T us = interp2(ustar[ij - jj], ustar[ij]);
             const T li = interp2(obuk_inv[ij - jj], obuk_inv[ij]);
             const most::FmPhiM<T> f = most::fm_phi_m(log_z, r23, z1, z0m, li);
-            const T flux = -(v[ijk] - vbot) * us * f.fm;
+            const T du = ustar_given ? interp2(interp2(u[ijk - jj], u[ijk]),
+                                               interp2(u[ijk - jj + 1], u[ijk + 1])) -
+                                           ubot
+                                     : T(0);
+            const T flux = face_flux(v[ijk] - vbot, du, us, f.fm);
             vfluxbot[ij] = flux;
             dvdz_bot[ij] = -flux * f.phi_m / (us * kz);
         }
@@ -529,61 +548,9 @@ struct SurfaceUstar {
     }
 };
 
-// The surface stress of a prescribed u*, aligned against the wind at each face: with the
-// face's wind (du, dv) relative to the wall and |U| = max(sqrt(du^2 + dv^2), umin),
-//   ufluxbot = -u*^2 du / |U|  (v-face alike),
-// and the wall gradient from the flux-gradient relation as in SurfaceMomentumFlux.
-template <typename T>
-struct SurfaceMomentumFluxUstar {
-    T *ufluxbot, *vfluxbot;    // writes
-    T *dudz_bot, *dvdz_bot;    // writes
-    const T *u, *v;            // 3-D
-    const T *ustar, *obuk_inv; // 2-D, valid at i-1 and j-1 too
-    T ubot, vbot;
-    T z1, umin;
-    int kstart;
-    int jj, kk;
-    template <class D>
-    SQ_HD constexpr void declare(D& d) const {
-        d.plane(SQ_ARG(ufluxbot), sq::Use::out).plane(SQ_ARG(vfluxbot), sq::Use::out);
-        d.plane(SQ_ARG(dudz_bot), sq::Use::out).plane(SQ_ARG(dvdz_bot), sq::Use::out);
-        d.fields(SQ_ARG(u), SQ_ARG(v)).planes(SQ_ARG(ustar), SQ_ARG(obuk_inv));
-        d.scalars(SQ_ARG(ubot), SQ_ARG(vbot), SQ_ARG(z1), SQ_ARG(umin), SQ_ARG(kstart), SQ_ARG(jj),
-                  SQ_ARG(kk));
-    }
-    static constexpr const char* name = "surface_momentum_flux_ustar";
-    SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj;
-        const int ijk = ij + kstart * kk;
-        const T kz = most::kappa_vk<T>() * z1;
-        { // u-face between columns i-1 and i, v from the four faces around it
-            const T us = interp2(ustar[ij - 1], ustar[ij]);
-            const T li = interp2(obuk_inv[ij - 1], obuk_inv[ij]);
-            const T du = u[ijk] - ubot;
-            const T dv =
-                interp2(interp2(v[ijk - 1], v[ijk]), interp2(v[ijk - 1 + jj], v[ijk + jj])) - vbot;
-            const T speed = max_(sqrt_(du * du + dv * dv), umin);
-            const T flux = -us * us * du / speed;
-            ufluxbot[ij] = flux;
-            dudz_bot[ij] = -flux * most::phi_m(z1 * li) / (us * kz);
-        }
-        { // v-face between columns j-1 and j
-            const T us = interp2(ustar[ij - jj], ustar[ij]);
-            const T li = interp2(obuk_inv[ij - jj], obuk_inv[ij]);
-            const T du =
-                interp2(interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1])) - ubot;
-            const T dv = v[ijk] - vbot;
-            const T speed = max_(sqrt_(du * du + dv * dv), umin);
-            const T flux = -us * us * dv / speed;
-            vfluxbot[ij] = flux;
-            dvdz_bot[ij] = -flux * most::phi_m(z1 * li) / (us * kz);
-        }
-    }
-};
-
 // Every kernel of this header (tests and benchmarks iterate over them).
 using SurfaceKernels =
     KernelList<SurfaceMost, SurfaceMostValue, SurfaceStableLimit, SurfaceMomentumFlux,
-               SurfaceScalar, SurfaceVirtualFlux, SurfaceUstar, SurfaceMomentumFluxUstar>;
+               SurfaceScalar, SurfaceVirtualFlux, SurfaceUstar>;
 
 } // namespace sq

@@ -81,6 +81,8 @@ void add_model_searches(const Options& o, Pool<T>& pool, std::vector<rt::KernelD
                                    .vbot = T(0),
                                    .z1 = z1,
                                    .z0m = z0m,
+                                   .umin = sq::most::umin_default<T>(),
+                                   .ustar_given = 0,
                                    .kstart = ks,
                                    .jj = jj,
                                    .kk = kk},

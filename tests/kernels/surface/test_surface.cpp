@@ -269,6 +269,8 @@ void run_functors(SmallGrid<T>& g, std::vector<T>& ustar, std::vector<T>& linv, 
                                    .vbot = vbot,
                                    .z1 = z1,
                                    .z0m = z0m,
+                                   .umin = sq::most::umin_default<T>(),
+                                   .ustar_given = 0,
                                    .kstart = g.kstart,
                                    .jj = g.jj,
                                    .kk = g.kk};
@@ -505,7 +507,8 @@ TEST(SurfaceBulk, FunctorWritesTheBulkSolveOfEachColumn) {
 
 namespace {
 
-// A prescribed u* (boundary.ustar): the stress at every face has magnitude u*^2 and points
+// A prescribed u* (boundary.ustar; SurfaceMomentumFlux with ustar_given): the stress at
+// every face has magnitude u*^2 and points
 // against the face's wind (u at the face, v averaged from its four neighbours, written out
 // here), 1/L = -kappa B0/u*^3, and the ghost gradient carries the stress as K_m du/dz with
 // K_m = kappa z1 u*/phi_m. The thv flux from those of thl and qt, with Rv/Rd - 1 = 0.6078.
@@ -522,21 +525,23 @@ TEST(SurfaceUstar, StressIsUstarSquaredAgainstTheFaceWind) {
                                 .jj = g.jj};
     for (int j = 1; j < g.jcells - 2; ++j)
         for (int i = 1; i < g.icells - 2; ++i) us(i, j);
-    sq::SurfaceMomentumFluxUstar<double> mom{.ufluxbot = uf.data(),
-                                             .vfluxbot = vf.data(),
-                                             .dudz_bot = dudz.data(),
-                                             .dvdz_bot = dvdz.data(),
-                                             .u = g.u.data(),
-                                             .v = g.v.data(),
-                                             .ustar = ustar.data(),
-                                             .obuk_inv = linv.data(),
-                                             .ubot = ubot,
-                                             .vbot = vbot,
-                                             .z1 = z1,
-                                             .umin = 0.1,
-                                             .kstart = g.kstart,
-                                             .jj = g.jj,
-                                             .kk = g.kk};
+    sq::SurfaceMomentumFlux<double> mom{.ufluxbot = uf.data(),
+                                        .vfluxbot = vf.data(),
+                                        .dudz_bot = dudz.data(),
+                                        .dvdz_bot = dvdz.data(),
+                                        .u = g.u.data(),
+                                        .v = g.v.data(),
+                                        .ustar = ustar.data(),
+                                        .obuk_inv = linv.data(),
+                                        .ubot = ubot,
+                                        .vbot = vbot,
+                                        .z1 = z1,
+                                        .z0m = 0.01,
+                                        .umin = 0.1,
+                                        .ustar_given = 1,
+                                        .kstart = g.kstart,
+                                        .jj = g.jj,
+                                        .kk = g.kk};
     for (int j = 2; j < g.jcells - 2; ++j)
         for (int i = 2; i < g.icells - 2; ++i) mom(i, j);
     int faces = 0;
