@@ -372,10 +372,8 @@ Diagnostics Model<T>::diagnostics() {
     // The passive scalars' volume means, summed: NaN or Inf in any of them shows here.
     for (PassiveScalar<T>& c : f_.scalars)
         r.passive_mean +=
-            allreduce_sum(launch_sum(range_c(), sq::ValueDz<T>{.a = c.c.data(),
-                                                               .dz = dz,
-                                                               .jj = d.jj,
-                                                               .kk = d.kk})) *
+            allreduce_sum(launch_sum(
+                range_c(), sq::ValueDz<T>{.a = c.c.data(), .dz = dz, .jj = d.jj, .kk = d.kk})) *
             cell / volume;
     if (surface() && !(cfg_.bc.ustar > 0)) // a prescribed u* has no stable limit
         r.stable_limit_columns = allreduce_sum(

@@ -33,7 +33,7 @@ inline constexpr double time_unit = 1e-9;
 
 struct Diagnostics {
     double cfl = 0, dn = 0, div = 0, ke = 0, s_mean = 0, mom_u = 0, mom_v = 0;
-    double passive_mean = 0; // the sum of the passive scalars' volume means
+    double passive_mean = 0;         // the sum of the passive scalars' volume means
     double stable_limit_columns = 0; // surface columns without a stable Obukhov root
 };
 
