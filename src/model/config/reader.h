@@ -212,6 +212,12 @@ auto forcing_columns(F& fc, ThermoType thermo, const std::vector<ScalarConfig>& 
     return r;
 }
 
+// physics_keys.cpp: the passive scalars (scalars.<name>), the forcing tables' lengths, order
+// and prerequisites, and <prefix>_times with <prefix>_values as a table in time.
+void read_scalars(CaseReader& r, Section& top, Config& c);
+void check_forcing(CaseReader& r, const Config& c);
+void read_time_table(CaseReader& r, Section& sec, const std::string& prefix, TimeTable& t);
+
 // The resolved configuration as YAML (defined in emit.cpp).
 std::string emit_resolved(const Config& c);
 
