@@ -148,7 +148,7 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
         for (int k = g_.d.kend - 1; k >= g_.d.kstart && sponge_coef_[k] != T(0); --k)
             sponge_kstart_ = k;
         sponge_coef_.to_device();
-        set_sponge_reference(); // before precompile() steps (analytic: the same again later)
+        set_sponge_reference(); // analytic, so once here: before precompile() steps too
     }
     if (cfg.stats_every > 0) {
         const std::filesystem::path dir(cfg.output_dir);
@@ -206,7 +206,6 @@ void Model<T>::initialise() {
     set_initial_fields(cfg_, g_, f_);
     f_.to_device();
     set_boundaries();
-    set_sponge_reference();
     project_initial();
 }
 

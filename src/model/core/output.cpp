@@ -162,7 +162,10 @@ Output<T>::Output(const Config& cfg, const Grid<T>& grid, Fields<T>& fields,
     surface_.path =
         (fs::path(cfg.output_dir) / fmt::format("{}.cross_surface.h5", cfg.name)).string();
     qt_ = cfg.scalar_index("qt");
-    if (cfg.thermo == ThermoType::moist) {
+    // The column kernel runs at each surface sample only when lwp or zcb is asked for.
+    const auto& surf = cfg.cross.surface;
+    if (std::count(surf.begin(), surf.end(), "lwp") ||
+        std::count(surf.begin(), surf.end(), "zcb")) {
         lwp_.assign(std::size_t(d.nplane()), T(0), f_.on_device);
         zcb_.assign(std::size_t(d.nplane()), T(0), f_.on_device);
     }

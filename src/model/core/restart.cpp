@@ -131,7 +131,6 @@ void Model<T>::restart(const std::string& file) {
     idt_ = info.idt;
     nstep_ = info.nstep;
     set_boundaries();
-    set_sponge_reference();
     restarted_ = true;
     itime_last_checkpoint_ = itime_;
     if (stats_) stats_->resume(time()); // the statistics file continues, later samples dropped
