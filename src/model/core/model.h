@@ -144,13 +144,16 @@ private:
     void tendencies(bool first, T b_dt, T a_next);
     void advection();
     void diffusion();
-    // The passive scalars' advection and diffusion, by the scalar kernels (also beside the
-    // fused ones), and their RK stages.
+    // The passive scalars' advection and diffusion by the separate scalar kernels.
     void passive_advection();
     void passive_diffusion();
-    void advection_diffusion_fused(bool first, T b_dt, T a_next); // advection(), diffusion()
+    // advection() and diffusion() in the fused kernels, the passive scalars' too.
+    void advection_diffusion_fused(bool first, T b_dt, T a_next);
     void advection_diffusion_fused_2i5(int first_stage, T* s_next, T b_dt, T a_next,
-                                       int drop_tendency); // its 2i5 with smag2 pair
+                                       int drop_tendency); // its 2i5 with smag2 kernels
+    void scalar_tendency_fused_2i5(Field3d<T>& st, const Field3d<T>& s,
+                                   const DeviceArray<T>& fluxbot, const T* sref, int first_stage,
+                                   T* s_next, T b_dt, T a_next, int drop_tendency);
     bool scalar_stage_in_tendencies() const { return f_.s_next.size() > 0; }
     bool has_buoyancy() const;
     T buoyancy_factor() const;

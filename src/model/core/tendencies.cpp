@@ -217,6 +217,16 @@ void Model<T>::advection_diffusion_fused(bool first, T b_dt, T a_next) {
                                           .a_next = a_next,
                                           .first_stage = first_stage,
                                           .drop_tendency = drop_tendency});
+        // The passive scalars: the same kernel without the RK stage (rk_update_scalar).
+        for (PassiveScalar<T>& c : f_.scalars)
+            launch_on_grid(sq::TendS2Const<T>{.st = c.ct.data(),
+                                              .s = c.c.data(),
+                                              .u = u,
+                                              .v = v,
+                                              .w = w,
+                                              .kappa = T(cfg_.kappa),
+                                              .s_next = nullptr,
+                                              .first_stage = first_stage});
     } else {
         advection_diffusion_fused_2i5(first_stage, s_next, b_dt, a_next, drop_tendency);
     }
@@ -250,24 +260,42 @@ void Model<T>::advection_diffusion_fused_2i5(int first_stage, T* s_next, T b_dt,
                                          .vref = sponge_vref_.data(),
                                          .sponge_kstart = sponge_kstart_,
                                          .first_stage = first_stage});
-    launch_on_grid(sq::TendS2i5Smag<T>{.st = f_.st.data(),
-                                       .s = f_.s.data(),
-                                       .u = u,
-                                       .v = v,
-                                       .w = w,
-                                       .evisc = ev,
-                                       .prandtl_t_inv = T(1.0 / cfg_.prandtl_t),
-                                       .kappa = T(cfg_.kappa),
-                                       .fluxbot = surface() ? f_.s_fluxbot.data() : nullptr,
-                                       .fluxtop = nullptr,
-                                       .sponge_coef = coef,
-                                       .sref = sponge_sref_.data(),
-                                       .sponge_kstart = sponge_kstart_,
-                                       .s_next = s_next,
-                                       .b_dt = b_dt,
-                                       .a_next = a_next,
-                                       .first_stage = first_stage,
-                                       .drop_tendency = drop_tendency});
+    scalar_tendency_fused_2i5(f_.st, f_.s, f_.s_fluxbot, sponge_sref_.data(), first_stage, s_next,
+                              b_dt, a_next, drop_tendency);
+    // The passive scalars: the same kernel without the RK stage (rk_update_scalar).
+    for (std::size_t n = 0; n < f_.scalars.size(); ++n) {
+        PassiveScalar<T>& c = f_.scalars[n];
+        const T* sref = coef ? sponge_cref_[n].data() : nullptr;
+        scalar_tendency_fused_2i5(c.ct, c.c, c.fluxbot, sref, first_stage, nullptr, T(0), T(0), 0);
+    }
+}
+
+// One scalar's advection, diffusion and sponge in TendS2i5Smag, with its RK stage into s_next
+// when that is not null.
+template <typename T>
+void Model<T>::scalar_tendency_fused_2i5(Field3d<T>& st, const Field3d<T>& s,
+                                         const DeviceArray<T>& fluxbot, const T* sref,
+                                         int first_stage, T* s_next, T b_dt, T a_next,
+                                         int drop_tendency) {
+    launch_on_grid(
+        sq::TendS2i5Smag<T>{.st = st.data(),
+                            .s = s.data(),
+                            .u = f_.u.data(),
+                            .v = f_.v.data(),
+                            .w = f_.w.data(),
+                            .evisc = f_.evisc.data(),
+                            .prandtl_t_inv = T(1.0 / cfg_.prandtl_t),
+                            .kappa = T(cfg_.kappa),
+                            .fluxbot = surface() ? fluxbot.data() : nullptr,
+                            .fluxtop = nullptr,
+                            .sponge_coef = sponge_in_tendencies() ? sponge_coef_.data() : nullptr,
+                            .sref = sref,
+                            .sponge_kstart = sponge_kstart_,
+                            .s_next = s_next,
+                            .b_dt = b_dt,
+                            .a_next = a_next,
+                            .first_stage = first_stage,
+                            .drop_tendency = drop_tendency});
 }
 
 // The fused 2i5 tendency kernels subtract the sponge's damping themselves (bitwise what the
@@ -317,24 +345,24 @@ void Model<T>::sponge() {
         if (f_.has_scalar) damp(f_.st, f_.s, sponge_sref_);
     }
     // The passive scalars towards their initial profiles.
-    for (std::size_t n = 0; n < f_.scalars.size(); ++n)
+    for (std::size_t n = 0; n < f_.scalars.size() && !sponge_in_tendencies(); ++n)
         damp(f_.scalars[n].ct, f_.scalars[n].c, sponge_cref_[n]);
 }
 
 template <typename T>
 void Model<T>::tendencies(bool first, T b_dt, T a_next) {
     if (fused_tendencies()) {
-        halo_.finish(); // the eddy viscosity's (closure())
-        advection_diffusion_fused(first, b_dt, a_next);
-        passive_advection();
-        passive_diffusion();
+        halo_.finish();                                 // the eddy viscosity's (closure())
+        advection_diffusion_fused(first, b_dt, a_next); // the passive scalars too
     } else {
         advection();
         halo_.finish();
         diffusion();
     }
-    large_scale_forcing();
+    // The sponge before the forcing, as the fused kernels damp: the two orders sum the
+    // tendencies alike, bit for bit.
     sponge();
+    large_scale_forcing();
 }
 
 template <typename T>
