@@ -29,6 +29,7 @@ struct Fields {
     bool on_device = false;
     std::vector<PassiveScalar<T>> scalars; // in the order of Config::scalars
     Field3d<T> thv; // moist: the virtual potential temperature the buoyancy takes
+    Field3d<T> ql;  // moist: the liquid water, for the statistics (not in the step)
     // moist: the hydrostatic reference pressure, its Exner function and the reference density
     // times dz, by level (ghost levels too; set once by Model::set_reference_state).
     DeviceArray<T> pref, exner_ref, rho_dz;
@@ -40,7 +41,7 @@ struct Fields {
 
     // with_strain2: the closure passes the strain rate through an array (not the fused
     // StrainEviscSmag); only with with_les. with_scalar_stage: s_next (with with_scalar).
-    // npassive passive scalars; with_thv: the moist thermo's thv.
+    // npassive passive scalars; with_thv: the moist thermo's thv and ql.
     Fields(const GridDims& d, bool with_scalar, bool with_les, bool with_strain2, bool with_surface,
            bool with_scalar_stage, bool device = false, int npassive = 0, bool with_thv = false)
         : u(d, device), v(d, device), w(d, device), ut(d, device), vt(d, device), wt(d, device),
@@ -52,7 +53,7 @@ struct Fields {
             c.fluxbot.assign(n, T(0), device);
             c.dcdz_bot.assign(n, T(0), device);
         }
-        if (with_thv) thv = Field3d<T>(d, device);
+        if (with_thv) thv = Field3d<T>(d, device), ql = Field3d<T>(d, device);
         if (with_scalar) {
             s = Field3d<T>(d, device);
             st = Field3d<T>(d, device);
@@ -70,7 +71,8 @@ struct Fields {
 
     std::vector<Field3d<T>*> fields_3d() {
         std::vector<Field3d<T>*> r;
-        for (auto* f : {&u, &v, &w, &s, &ut, &vt, &wt, &st, &s_next, &p, &evisc, &strain2, &thv})
+        for (auto* f :
+             {&u, &v, &w, &s, &ut, &vt, &wt, &st, &s_next, &p, &evisc, &strain2, &thv, &ql})
             if (f->size() > 0) r.push_back(f);
         for (PassiveScalar<T>& c : scalars) r.insert(r.end(), {&c.c, &c.ct});
         return r;

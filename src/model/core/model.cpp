@@ -439,9 +439,9 @@ void Model<T>::sample_stats() {
         in.passive.push_back({cfg_.scalars[n].name, &f_.scalars[n].c,
                               surface() ? f_.scalars[n].fluxbot.host() : nullptr});
     if (moist()) {
-        in.moist.qt = &f_.scalars[std::size_t(qt_)].c;
-        in.moist.pref = f_.pref.host();
-        in.moist.exner = f_.exner_ref.host();
+        moist_state_for_stats();
+        in.moist.ql = &f_.ql;
+        in.moist.thv = &f_.thv;
         in.moist.rhoref = rhoref_.data();
         in.moist.thvref = cfg_.thref;
         in.moist.gravity = cfg_.gravity;

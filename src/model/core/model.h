@@ -138,6 +138,7 @@ private:
     // One RK substep pieces (tendencies.cpp, boundaries.cpp, surface_layer.cpp, projection.cpp).
     void surface_layer();
     void thermo_state(); // moist: thv from thl and qt, before the closure and the tendencies
+    void moist_state_for_stats(); // moist: thv and ql on the host (sample_stats)
     void closure();
     // The substep's tendencies; with the fused kernels, first: the RK's first stage (they
     // start from zero), and the scalar's stage with b_dt and a_next (scalar_stage_in_tendencies).

@@ -79,9 +79,28 @@ void Model<T>::thermo_state() {
                            .kk = d.kk});
 }
 
+// thv (thermo_state) and ql of the current state on the host, for the statistics: one
+// saturation adjustment per point each, by the kernels (on the GPU there).
+template <typename T>
+void Model<T>::moist_state_for_stats() {
+    thermo_state();
+    const GridDims& d = g_.d;
+    launch(range_c(), sq::QlMoist<T>{.ql = f_.ql.data(),
+                                     .thl = f_.s.data(),
+                                     .qt = f_.scalars[std::size_t(qt_)].c.data(),
+                                     .pref = f_.pref.data(),
+                                     .exner_ref = f_.exner_ref.data(),
+                                     .jj = d.jj,
+                                     .kk = d.kk});
+    f_.thv.to_host();
+    f_.ql.to_host();
+}
+
 template void Model<float>::set_reference_state();
 template void Model<double>::set_reference_state();
 template void Model<float>::thermo_state();
 template void Model<double>::thermo_state();
+template void Model<float>::moist_state_for_stats();
+template void Model<double>::moist_state_for_stats();
 
 } // namespace squall

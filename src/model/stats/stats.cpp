@@ -1,6 +1,5 @@
 #include "model/stats/stats.h"
 
-#include "kernels/moist.cuh"
 
 #include <mpi.h>
 
@@ -270,33 +269,31 @@ Statistics<T>::moist_profiles(const StatsInput<T>& in, const std::vector<double>
     const int nz = d.kmax, nzh = d.kmax + 1, ks = d.kstart, jj = d.jj, kk = d.kk;
     const double n_inv = 1.0 / (double(d.itot) * double(d.jtot));
     const StatsMoist<T>& mo = in.moist;
-    const T *thl = in.s->host(), *qt = mo.qt->host(), *w = in.w->host();
-    // The adjusted state of point ijk on level k (in double, as the statistics are).
-    auto state = [&](int ijk, int k) {
-        const double ex = double(mo.exner[k]);
-        const auto a =
-            sq::moist::saturation_adjust(double(thl[ijk]), double(qt[ijk]), double(mo.pref[k]), ex);
-        return std::pair{a.ql, sq::moist::thv(a.temp / ex, double(qt[ijk]), a.ql)};
-    };
+    const T *qlp = mo.ql->host(), *thvp = mo.thv->host(), *w = in.w->host();
     // Sums: ql, cloudy points, thv (nz each); the thv flux (nzh); lwp, cloudy columns.
     std::vector<double> sums(std::size_t(3 * nz + nzh + 2), 0.0);
     double *ql = sums.data(), *cf = ql + nz, *thv = cf + nz, *flux = thv + nz, *col = flux + nzh;
-    for (int j = d.jstart; j < d.jend; ++j)
-        for (int i = d.istart; i < d.iend; ++i) {
-            double path = 0;
-            bool cloudy = false;
-            for (int k = 0; k < nz; ++k) {
+    // Level by level (contiguous rows); each column's water path and cloudiness on the side.
+    std::vector<double> path(std::size_t(d.imax) * std::size_t(d.jmax), 0.0);
+    std::vector<char> cloudy(path.size(), 0);
+    for (int k = 0; k < nz; ++k) {
+        const double rho = mo.rhoref[ks + k], dz = double(grid_.dz[ks + k]);
+        std::size_t col_n = 0;
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i, ++col_n) {
                 const int ijk = i + j * jj + (ks + k) * kk;
-                const auto [l, v] = state(ijk, ks + k);
+                const double l = double(qlp[ijk]);
                 ql[k] += l;
                 cf[k] += l > 0 ? 1.0 : 0.0;
-                thv[k] += v;
-                path += mo.rhoref[ks + k] * l * double(grid_.dz[ks + k]);
-                cloudy |= l > 0;
+                thv[k] += double(thvp[ijk]);
+                path[col_n] += rho * l * dz;
+                cloudy[col_n] |= l > 0;
             }
-            col[0] += path;
-            col[1] += cloudy ? 1.0 : 0.0;
-        }
+    }
+    for (std::size_t n = 0; n < path.size(); ++n) {
+        col[0] += path[n];
+        col[1] += cloudy[n] ? 1.0 : 0.0;
+    }
     MPI_Allreduce(MPI_IN_PLACE, sums.data(), int(sums.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
     for (double& x : sums) x *= n_inv;
     // The resolved flux w'thv' at the interior faces, with the means just found.
@@ -307,7 +304,7 @@ Statistics<T>::moist_profiles(const StatsInput<T>& in, const std::vector<double>
         for (int j = d.jstart; j < d.jend; ++j)
             for (int i = d.istart; i < d.iend; ++i) {
                 const int ijk = i + j * jj + k * kk;
-                const double v = sq::interp2(state(ijk - kk, k - 1).second, state(ijk, k).second);
+                const double v = sq::interp2(double(thvp[ijk - kk]), double(thvp[ijk]));
                 f[std::size_t(kf)] += (double(w[ijk]) - wbar[std::size_t(kf)]) * (v - thv_face);
             }
     }
@@ -600,7 +597,7 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
              nzh > 2 ? double(grid_.zh[ks + kmin]) : nan_value);
     }
     for (const StatsScalar<T>& c : in.passive) put_scalar(c.name, c.field->host(), c.fluxbot);
-    if (in.moist.qt) {
+    if (in.moist.ql) {
         const MoistProfiles mp = moist_profiles(in, std::vector<double>(wbar, wbar + nzh));
         put("ql", Loc::z, "horizontal mean of the " + scalar_noun("ql"), "kg kg-1", mp.ql);
         put("cloud_fraction", Loc::z, "fraction of the level's points with liquid water", "1",

@@ -57,10 +57,10 @@ struct StatsScalar {
 // thermo.type moist: what the liquid water needs (thl is the scalar s, qt one of scalars).
 template <typename T>
 struct StatsMoist {
-    const Field3d<T>* qt = nullptr;
-    const T *pref = nullptr, *exner = nullptr; // reference pressure and Exner function by k
-    const double* rhoref = nullptr;            // reference density by k (kg m-3)
-    double thvref = 300, gravity = 9.81;       // the buoyancy's reference thv and g
+    // ql and thv of every point by the model's kernels (thv also on the ghost levels).
+    const Field3d<T>*ql = nullptr, *thv = nullptr;
+    const double* rhoref = nullptr;      // reference density by k (kg m-3)
+    double thvref = 300, gravity = 9.81; // the buoyancy's reference thv and g
 };
 
 template <typename T>
@@ -74,7 +74,7 @@ struct StatsInput {
     // TKE budget's buoyancy production is it times the resolved flux of th (thv with moist).
     double buoyancy_factor = 0;
     std::vector<StatsScalar<T>> passive; // the passive scalars
-    StatsMoist<T> moist;                 // with moist.qt: the cloud statistics
+    StatsMoist<T> moist;                 // with moist.ql: the cloud statistics
 
     // Subgrid scalar flux, as the diffusion kernels compute it at a face:
     //   Kh = kappa                                      (evisc == nullptr, constant diffusion)

@@ -260,9 +260,10 @@ TEST(Failsafe, DeviceEstimateFollowsTheTendencies) {
 
 // The estimates' count of 3-D arrays is what a model of the case allocates, for the
 // separate and the fused kernels, with and without the scalar's stage in them (drycbl:
-// 2i5 with Smagorinsky; drycbl_dns: a sponge kernel keeps the stage in rk_update).
+// 2i5 with Smagorinsky; drycbl_dns: a sponge kernel keeps the stage in rk_update), and with
+// passive scalars and moist thermodynamics (bomex).
 TEST(Failsafe, FieldCountIsWhatTheModelAllocates) {
-    for (const char* name : {"drycbl", "drycbl_dns"})
+    for (const char* name : {"drycbl", "drycbl_dns", "bomex"})
         for (const char* t : {"separate", "fused"}) {
             SCOPED_TRACE(std::string(name) + ", " + t);
             const Config cfg =

@@ -1,9 +1,10 @@
 // model.tendencies: drycbl (2i5 advection, Smagorinsky closure, surface layer, sponge),
 // drycbl_dns (2nd-order advection, constant diffusion, stretched grid, sponge) and bomex
-// (moist thermodynamics, qt as a passive scalar, forcings, sponge) on small grids for a few steps give bitwise the same fields and time steps with the fused
-// tendency kernels as with the separate ones, in float and double, on 1 rank and on 2
-// (2x1), the fused ones also taking the first stage from zero and (drycbl) the scalar's
-// RK stage. Run with 2 MPI ranks: a 1-rank sub-communicator, then both ranks.
+// (moist thermodynamics, qt as a passive scalar, forcings, sponge) on small grids for a few steps
+// give bitwise the same fields and time steps with the fused tendency kernels as with the separate
+// ones, in float and double, on 1 rank and on 2 (2x1), the fused ones also taking the first stage
+// from zero and (drycbl) the scalar's RK stage. Run with 2 MPI ranks: a 1-rank sub-communicator,
+// then both ranks.
 #include <gtest/gtest.h>
 
 #include <cstring>
