@@ -1,6 +1,5 @@
 #include "model/stats/stats.h"
 
-
 #include <mpi.h>
 
 #include <cmath>
@@ -222,6 +221,7 @@ Statistics<T>::scalar_profiles(const T* s, const T* fluxbot, const StatsInput<T>
     auto sum_allreduce = [&](std::vector<double>& buf) { mean_allreduce(buf); };
     ScalarProfiles p;
     p.mean.assign(std::size_t(nz), 0.0);
+#pragma omp parallel for schedule(dynamic)
     for (int k = 0; k < nz; ++k)
         p.mean[std::size_t(k)] = hsum(ks + k, [&](int ijk) { return s[ijk]; });
     sum_allreduce(p.mean);
@@ -229,11 +229,13 @@ Statistics<T>::scalar_profiles(const T* s, const T* fluxbot, const StatsInput<T>
     // Variance at the centres, then the resolved and subgrid fluxes at the faces; at the
     // bottom wall the prescribed or surface-model flux where there is one.
     std::vector<double> r(std::size_t(nz + 2 * nzh), 0.0);
+#pragma omp parallel for schedule(dynamic)
     for (int k = 0; k < nz; ++k)
         r[std::size_t(k)] =
             hsum(ks + k, [&](int ijk) { return (s[ijk] - sbar[k]) * (s[ijk] - sbar[k]); });
     double* res = &r[std::size_t(nz)];
     double* sgs = res + nzh;
+#pragma omp parallel for schedule(dynamic)
     for (int kf = 0; kf < nzh; ++kf) {
         const int k = ks + kf;
         const double wb = wbar[std::size_t(kf)], dzhi = double(grid_.dzhi[k]);
@@ -273,22 +275,28 @@ Statistics<T>::moist_profiles(const StatsInput<T>& in, const std::vector<double>
     // Sums: ql, cloudy points, thv (nz each); the thv flux (nzh); lwp, cloudy columns.
     std::vector<double> sums(std::size_t(3 * nz + nzh + 2), 0.0);
     double *ql = sums.data(), *cf = ql + nz, *thv = cf + nz, *flux = thv + nz, *col = flux + nzh;
-    // Level by level (contiguous rows); each column's water path and cloudiness on the side.
-    std::vector<double> path(std::size_t(d.imax) * std::size_t(d.jmax), 0.0);
-    std::vector<char> cloudy(path.size(), 0);
+    // Level by level (contiguous rows), then each column's water path and cloudiness.
+#pragma omp parallel for schedule(dynamic)
     for (int k = 0; k < nz; ++k) {
-        const double rho = mo.rhoref[ks + k], dz = double(grid_.dz[ks + k]);
-        std::size_t col_n = 0;
-        for (int j = d.jstart; j < d.jend; ++j)
-            for (int i = d.istart; i < d.iend; ++i, ++col_n) {
-                const int ijk = i + j * jj + (ks + k) * kk;
-                const double l = double(qlp[ijk]);
-                ql[k] += l;
-                cf[k] += l > 0 ? 1.0 : 0.0;
-                thv[k] += double(thvp[ijk]);
-                path[col_n] += rho * l * dz;
-                cloudy[col_n] |= l > 0;
+        ql[k] = level_sum(ks + k, [&](int ijk) { return double(qlp[ijk]); });
+        cf[k] = level_sum(ks + k, [&](int ijk) { return qlp[ijk] > 0 ? 1.0 : 0.0; });
+        thv[k] = level_sum(ks + k, [&](int ijk) { return double(thvp[ijk]); });
+    }
+    const std::size_t ni = std::size_t(d.imax);
+    std::vector<double> path(ni * std::size_t(d.jmax), 0.0);
+    std::vector<char> cloudy(path.size(), 0);
+#pragma omp parallel for schedule(static)
+    for (int j = d.jstart; j < d.jend; ++j) {
+        double* row_path = &path[std::size_t(j - d.jstart) * ni];
+        char* row_cloudy = &cloudy[std::size_t(j - d.jstart) * ni];
+        for (int k = 0; k < nz; ++k) {
+            const double rho = mo.rhoref[ks + k], dz = double(grid_.dz[ks + k]);
+            for (int i = d.istart; i < d.iend; ++i) {
+                const double l = double(qlp[i + j * jj + (ks + k) * kk]);
+                row_path[i - d.istart] += rho * l * dz;
+                row_cloudy[i - d.istart] |= l > 0;
             }
+        }
     }
     for (std::size_t n = 0; n < path.size(); ++n) {
         col[0] += path[n];
@@ -298,15 +306,13 @@ Statistics<T>::moist_profiles(const StatsInput<T>& in, const std::vector<double>
     for (double& x : sums) x *= n_inv;
     // The resolved flux w'thv' at the interior faces, with the means just found.
     std::vector<double> f(std::size_t(nzh), 0.0);
+#pragma omp parallel for schedule(dynamic)
     for (int kf = 1; kf < nz; ++kf) {
-        const int k = ks + kf;
-        const double thv_face = sq::interp2(thv[kf - 1], thv[kf]);
-        for (int j = d.jstart; j < d.jend; ++j)
-            for (int i = d.istart; i < d.iend; ++i) {
-                const int ijk = i + j * jj + k * kk;
-                const double v = sq::interp2(double(thvp[ijk - kk]), double(thvp[ijk]));
-                f[std::size_t(kf)] += (double(w[ijk]) - wbar[std::size_t(kf)]) * (v - thv_face);
-            }
+        const double thv_face = sq::interp2(thv[kf - 1], thv[kf]), wb = wbar[std::size_t(kf)];
+        f[std::size_t(kf)] = level_sum(ks + kf, [&](int ijk) {
+            const double v = sq::interp2(double(thvp[ijk - kk]), double(thvp[ijk]));
+            return (double(w[ijk]) - wb) * (v - thv_face);
+        });
     }
     MPI_Allreduce(MPI_IN_PLACE, f.data(), int(f.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm);
     MoistProfiles r;
@@ -338,6 +344,7 @@ Statistics<T>::tke_budget(const StatsInput<T>& in, const double* ubar, const dou
     auto sum_allreduce = [&](std::vector<double>& buf) { mean_allreduce(buf); };
     std::vector<double> pbar(std::size_t(nz), 0.0);
     if (p) {
+#pragma omp parallel for schedule(dynamic)
         for (int k = 0; k < nz; ++k)
             pbar[std::size_t(k)] = hsum(ks + k, [&](int ijk) { return p[ijk]; });
         sum_allreduce(pbar);
@@ -357,6 +364,7 @@ Statistics<T>::tke_budget(const StatsInput<T>& in, const double* ubar, const dou
                                 .jj = jj,
                                 .kk = kk};
     std::vector<double> c(std::size_t(4 * nz), 0.0);
+#pragma omp parallel for schedule(dynamic)
     for (int k = 0; k < nz; ++k) {
         const double wc_bar = sq::interp2(wbar[k], wbar[k + 1]);
         double fe = 0, fp = 0, pp = 0, diss = 0;
@@ -411,10 +419,12 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
 
     // Pass 1: means. Layout: u, v at centres (nz each), w at faces (nzh).
     std::vector<double> m(2 * nz + nzh, 0.0);
+#pragma omp parallel for schedule(dynamic)
     for (int k = 0; k < nz; ++k) {
         m[k] = hsum(ks + k, [&](int ijk) { return u[ijk]; });
         m[nz + k] = hsum(ks + k, [&](int ijk) { return v[ijk]; });
     }
+#pragma omp parallel for schedule(dynamic)
     for (int k = 0; k < nzh; ++k) m[2 * nz + k] = hsum(ks + k, [&](int ijk) { return w[ijk]; });
     sum_allreduce(m);
     const double *ubar = &m[0], *vbar = &m[nz], *wbar = &m[2 * nz];
@@ -431,6 +441,7 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     // evisc (nz). The scalars' come from scalar_profiles.
     std::vector<double> r(4 * nz + 7 * nzh + 3 + nzh + nz, 0.0);
     const double dxi = double(grid_.dxi), dyi = double(grid_.dyi);
+#pragma omp parallel for schedule(dynamic)
     for (int k = 0; k < nz; ++k) {
         const int kc = ks + k;
         r[k] = hsum(kc, [&](int ijk) { return (u[ijk] - ubar[k]) * (u[ijk] - ubar[k]); });
@@ -443,6 +454,7 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         });
     }
     double* f = &r[4 * nz];
+#pragma omp parallel for schedule(dynamic)
     for (int kf = 0; kf < nzh; ++kf) {
         const int k = ks + kf;
         const double wb = wbar[kf];
@@ -460,6 +472,7 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     // Subgrid momentum fluxes -K (du/dz + dw/dx) on the u-w and v-w edges, with K the
     // diffusion kernels' edge average of evisc plus nu; at the bottom wall the surface
     // model's flux where there is one.
+#pragma omp parallel for schedule(dynamic)
     for (int kf = 0; kf < nzh; ++kf) {
         const int k = ks + kf;
         const double dzhi = double(grid_.dzhi[k]);
@@ -488,6 +501,7 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
     if (in.obuk_inv) surf[2] = hsum(0, [&](int ij) { return in.obuk_inv[ij]; });
     double* w3 = surf + 3;
     double* ev_mean = w3 + nzh;
+#pragma omp parallel for schedule(dynamic)
     for (int kf = 0; kf < nzh; ++kf) {
         const double wb = wbar[kf];
         w3[kf] = hsum(ks + kf, [&](int ijk) {
@@ -496,6 +510,7 @@ void Statistics<T>::sample(double time, long step, const StatsInput<T>& in) {
         });
     }
     if (ev)
+#pragma omp parallel for schedule(dynamic)
         for (int k = 0; k < nz; ++k) ev_mean[k] = hsum(ks + k, [&](int ijk) { return ev[ijk]; });
     sum_allreduce(r);
 
