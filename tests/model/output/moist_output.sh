@@ -1,7 +1,8 @@
 #!/bin/bash
 # The moist output of a small BOMEX after one hour: 3-D ql and thv, their cross-sections,
-# and the 2-D liquid water path and cloud base, against each other and the statistics,
-# which compute ql on the host by other code: xarray opens every file; the cross-section's
+# and the 2-D liquid water path and cloud base, against each other and the statistics
+# (which sum the ql_moist kernel's field level by level, where the 2-D sections come from
+# the per-column kernel column_cloud): xarray opens every file; the cross-section's
 # ql is the 3-D field's level; each column's cloud base is the lowest level where the 3-D
 # ql is positive (-1 where none is); the cover of those columns and the mean water path are
 # the statistics' cloud cover and lwp (1e-12 relative in double); clouds formed.
