@@ -218,6 +218,9 @@ void read_scalars(CaseReader& r, Section& top, Config& c);
 void check_forcing(CaseReader& r, const Config& c);
 void read_time_table(CaseReader& r, Section& sec, const std::string& prefix, TimeTable& t);
 
+// output_keys.cpp: names and positions of output.cross and output.fields.
+void check_output_fields(CaseReader& r, const Config& c);
+
 // The resolved configuration as YAML (defined in emit.cpp).
 std::string emit_resolved(const Config& c);
 
