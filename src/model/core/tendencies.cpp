@@ -175,9 +175,10 @@ void Model<T>::diffusion() {
     passive_diffusion();
 }
 
-// model.tendencies (runs_fused_tendencies): auto runs the fused kernels for 2i5 with smag2 on
-// the GPU (with their H200 wisdom the step takes 0.84-0.93 of the separate one) and the
-// separate ones on the CPU, where the fused ones are slower (docs/performance.md).
+// model.tendencies (runs_fused_tendencies): auto runs the fused kernels on the GPU (with
+// their H200 wisdom the step takes 0.81-0.93 of the separate one, for 2i5 with smag2 and for
+// 2 with constant diffusion) and the separate ones on the CPU, where the fused ones are
+// slower (docs/performance.md).
 // load_config refuses fused where they do not apply.
 template <typename T>
 bool Model<T>::fused_tendencies() const {
