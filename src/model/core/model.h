@@ -150,11 +150,10 @@ private:
     void passive_diffusion();
     // advection() and diffusion() in the fused kernels, the passive scalars' too.
     void advection_diffusion_fused(bool first, T b_dt, T a_next);
-    void advection_diffusion_fused_2i5(int first_stage, T* s_next, T b_dt, T a_next,
-                                       int drop_tendency); // its 2i5 with smag2 kernels
-    void scalar_tendency_fused_2i5(Field3d<T>& st, const Field3d<T>& s,
-                                   const DeviceArray<T>& fluxbot, const T* sref, int first_stage,
-                                   T* s_next, T b_dt, T a_next, int drop_tendency);
+    void momentum_tendency_fused(int first_stage);
+    void scalar_tendency_fused(Field3d<T>& st, const Field3d<T>& s, const DeviceArray<T>& fluxbot,
+                               const T* sref, int first_stage, T* s_next, T b_dt, T a_next,
+                               int drop_tendency);
     bool scalar_stage_in_tendencies() const { return f_.s_next.size() > 0; }
     bool has_buoyancy() const;
     T buoyancy_factor() const;

@@ -192,9 +192,24 @@ bool Model<T>::fused_tendencies() const {
 // scalar kernel writes the new scalar into s_next, which then becomes s.
 template <typename T>
 void Model<T>::advection_diffusion_fused(bool first, T b_dt, T a_next) {
-    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
     T* s_next = scalar_stage_in_tendencies() ? f_.s_next.data() : nullptr;
-    const int first_stage = first, drop_tendency = a_next == T(0);
+    const int first_stage = first;
+    momentum_tendency_fused(first_stage);
+    scalar_tendency_fused(f_.st, f_.s, f_.s_fluxbot, sponge_sref_.data(), first_stage, s_next, b_dt,
+                          a_next, a_next == T(0));
+    // The passive scalars: the same kernel without the RK stage (rk_update_scalar).
+    for (std::size_t n = 0; n < f_.scalars.size(); ++n) {
+        PassiveScalar<T>& c = f_.scalars[n];
+        const T* sref = sponge_in_tendencies() ? sponge_cref_[n].data() : nullptr;
+        scalar_tendency_fused(c.ct, c.c, c.fluxbot, sref, first_stage, nullptr, T(0), T(0), 0);
+    }
+    if (s_next) std::swap(f_.s, f_.s_next); // the new scalar becomes s
+}
+
+// u, v and w in one kernel, with the buoyancy (and the sponge with smag2).
+template <typename T>
+void Model<T>::momentum_tendency_fused(int first_stage) {
+    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
     if (cfg_.diff == DiffType::constant) {
         launch_on_grid(sq::TendUVW2Const<T>{.ut = f_.ut.data(),
                                             .vt = f_.vt.data(),
@@ -207,8 +222,41 @@ void Model<T>::advection_diffusion_fused(bool first, T b_dt, T a_next) {
                                             .g_over_thref = buoyancy_factor(),
                                             .thref = buoyancy_reference(),
                                             .first_stage = first_stage});
-        launch_on_grid(sq::TendS2Const<T>{.st = f_.st.data(),
-                                          .s = f_.s.data(),
+        return;
+    }
+    launch_on_grid(sq::TendUVW2i5Smag<T>{
+        .ut = f_.ut.data(),
+        .vt = f_.vt.data(),
+        .wt = f_.wt.data(),
+        .u = u,
+        .v = v,
+        .w = w,
+        .evisc = f_.evisc.data(),
+        .th = buoyancy_scalar(),
+        .nu = T(cfg_.nu),
+        .g_over_thref = buoyancy_factor(),
+        .thref = buoyancy_reference(),
+        .ufluxbot = surface() ? f_.u_fluxbot.data() : nullptr,
+        .ufluxtop = nullptr,
+        .vfluxbot = surface() ? f_.v_fluxbot.data() : nullptr,
+        .vfluxtop = nullptr,
+        .sponge_coef = sponge_in_tendencies() ? sponge_coef_.data() : nullptr, // sponge() skips
+        .uref = sponge_uref_.data(),
+        .vref = sponge_vref_.data(),
+        .sponge_kstart = sponge_kstart_,
+        .first_stage = first_stage});
+}
+
+// One scalar's advection and diffusion (and with smag2 its sponge towards sref) in one
+// kernel, with its RK stage into s_next when that is not null.
+template <typename T>
+void Model<T>::scalar_tendency_fused(Field3d<T>& st, const Field3d<T>& s,
+                                     const DeviceArray<T>& fluxbot, const T* sref, int first_stage,
+                                     T* s_next, T b_dt, T a_next, int drop_tendency) {
+    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
+    if (cfg_.diff == DiffType::constant) {
+        launch_on_grid(sq::TendS2Const<T>{.st = st.data(),
+                                          .s = s.data(),
                                           .u = u,
                                           .v = v,
                                           .w = w,
@@ -218,72 +266,14 @@ void Model<T>::advection_diffusion_fused(bool first, T b_dt, T a_next) {
                                           .a_next = a_next,
                                           .first_stage = first_stage,
                                           .drop_tendency = drop_tendency});
-        // The passive scalars: the same kernel without the RK stage (rk_update_scalar).
-        for (PassiveScalar<T>& c : f_.scalars)
-            launch_on_grid(sq::TendS2Const<T>{.st = c.ct.data(),
-                                              .s = c.c.data(),
-                                              .u = u,
-                                              .v = v,
-                                              .w = w,
-                                              .kappa = T(cfg_.kappa),
-                                              .s_next = nullptr,
-                                              .first_stage = first_stage});
-    } else {
-        advection_diffusion_fused_2i5(first_stage, s_next, b_dt, a_next, drop_tendency);
+        return;
     }
-    if (s_next) std::swap(f_.s, f_.s_next); // the new scalar becomes s
-}
-
-template <typename T>
-void Model<T>::advection_diffusion_fused_2i5(int first_stage, T* s_next, T b_dt, T a_next,
-                                             int drop_tendency) {
-    const T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
-    const T* ev = f_.evisc.data();
-    // The sponge joins these two (sponge() then leaves them alone).
-    const T* coef = sponge_in_tendencies() ? sponge_coef_.data() : nullptr;
-    launch_on_grid(sq::TendUVW2i5Smag<T>{.ut = f_.ut.data(),
-                                         .vt = f_.vt.data(),
-                                         .wt = f_.wt.data(),
-                                         .u = u,
-                                         .v = v,
-                                         .w = w,
-                                         .evisc = ev,
-                                         .th = buoyancy_scalar(),
-                                         .nu = T(cfg_.nu),
-                                         .g_over_thref = buoyancy_factor(),
-                                         .thref = buoyancy_reference(),
-                                         .ufluxbot = surface() ? f_.u_fluxbot.data() : nullptr,
-                                         .ufluxtop = nullptr,
-                                         .vfluxbot = surface() ? f_.v_fluxbot.data() : nullptr,
-                                         .vfluxtop = nullptr,
-                                         .sponge_coef = coef,
-                                         .uref = sponge_uref_.data(),
-                                         .vref = sponge_vref_.data(),
-                                         .sponge_kstart = sponge_kstart_,
-                                         .first_stage = first_stage});
-    scalar_tendency_fused_2i5(f_.st, f_.s, f_.s_fluxbot, sponge_sref_.data(), first_stage, s_next,
-                              b_dt, a_next, drop_tendency);
-    // The passive scalars: the same kernel without the RK stage (rk_update_scalar).
-    for (std::size_t n = 0; n < f_.scalars.size(); ++n) {
-        PassiveScalar<T>& c = f_.scalars[n];
-        const T* sref = coef ? sponge_cref_[n].data() : nullptr;
-        scalar_tendency_fused_2i5(c.ct, c.c, c.fluxbot, sref, first_stage, nullptr, T(0), T(0), 0);
-    }
-}
-
-// One scalar's advection, diffusion and sponge in TendS2i5Smag, with its RK stage into s_next
-// when that is not null.
-template <typename T>
-void Model<T>::scalar_tendency_fused_2i5(Field3d<T>& st, const Field3d<T>& s,
-                                         const DeviceArray<T>& fluxbot, const T* sref,
-                                         int first_stage, T* s_next, T b_dt, T a_next,
-                                         int drop_tendency) {
     launch_on_grid(
         sq::TendS2i5Smag<T>{.st = st.data(),
                             .s = s.data(),
-                            .u = f_.u.data(),
-                            .v = f_.v.data(),
-                            .w = f_.w.data(),
+                            .u = u,
+                            .v = v,
+                            .w = w,
                             .evisc = f_.evisc.data(),
                             .prandtl_t_inv = T(1.0 / cfg_.prandtl_t),
                             .kappa = T(cfg_.kappa),
