@@ -299,15 +299,15 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
 // Whether the fused tendency kernels cover the case: 2i5 advection with Smagorinsky
 // diffusion or 2 with constant diffusion, and a buoyancy (the momentum kernels add it to w).
 bool fused_tendencies_available(const Config& c);
-// Whether a run of the case uses them, where they apply: model.tendencies fused, or auto with
-// 2i5 and smag2 on the GPU backend, where they were measured faster; auto runs the separate
-// kernels on the CPU, where they are slower, and for the DNS pair, which has no GPU figure
-// yet (docs/performance.md). An unresolved backend counts as the CPU.
+// Whether a run of the case uses them, where they apply: model.tendencies fused, or auto on
+// the GPU backend, where both pairs were measured faster; auto runs the separate kernels on
+// the CPU, where they are slower (docs/performance.md). An unresolved backend counts as the
+// CPU.
 bool runs_fused_tendencies(const Config& c);
 // Whether the fused scalar kernel also takes the scalar's RK stage (kernels/tend_fused.cuh,
-// into Fields::s_next): when the fused kernels run and no sponge kernel adds to the scalar's
-// tendency after them (the 2i5 kernels subtract the damping themselves, the constant-
-// diffusion pair leaves it to the sponge kernels).
+// into Fields::s_next): when the fused kernels run and neither a sponge kernel (the 2i5
+// kernels subtract the damping themselves, the constant-diffusion pair leaves it to the
+// sponge kernels) nor a forcing of the scalar adds to its tendency after them.
 bool runs_scalar_stage_in_tendencies(const Config& c);
 
 // Choose or check the MPI decomposition for `nprocs` ranks. npx/npy == 0 means

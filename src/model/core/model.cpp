@@ -187,6 +187,7 @@ std::size_t Model<T>::precompile() {
         project_initial();
         step();
         diagnostics();
+        if (moist() && stats_) moist_state_for_stats(); // ql_moist, for the first sample
     } catch (...) {
         b.end_recording();
         throw;
