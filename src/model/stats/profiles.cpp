@@ -89,9 +89,9 @@ Statistics<T>::moist_profiles(const StatsInput<T>& in, const std::vector<double>
     const double n_inv = 1.0 / (double(d.itot) * double(d.jtot));
     const StatsMoist<T>& mo = in.moist;
     const T *qlp = mo.ql->host(), *thvp = mo.thv->host(), *w = in.w->host();
-    // Sums: ql, cloudy points, thv (nz each); the thv flux (nzh); lwp, cloudy columns.
-    std::vector<double> sums(std::size_t(3 * nz + nzh + 2), 0.0);
-    double *ql = sums.data(), *cf = ql + nz, *thv = cf + nz, *flux = thv + nz, *col = flux + nzh;
+    // Sums: ql, cloudy points, thv (nz each); lwp, cloudy columns (the thv flux below).
+    std::vector<double> sums(std::size_t(3 * nz + 2), 0.0);
+    double *ql = sums.data(), *cf = ql + nz, *thv = cf + nz, *col = thv + nz;
     // Level by level (contiguous rows), then each column's water path and cloudiness.
 #pragma omp parallel for schedule(dynamic)
     for (int k = 0; k < nz; ++k) {
