@@ -50,6 +50,8 @@ tuner::SessionOptions session_options(const TuneArgs& a) {
     o.out_dir = a.out_dir;
     o.journal_dir = a.journal_dir;
     o.from_default = a.from_default;
+    o.untuned_only = a.untuned;
+    o.manifest = a.manifest;
     o.verify.exact = a.exact && !a.tolerant;
     return o;
 }
@@ -94,14 +96,14 @@ int tune_case(const TuneArgs& a, const Ranks& ranks) {
     size_t seen = 0, errors = 0;
     rt::set_capture_sink([&](rt::Runtime& rt, rt::Capture& c) {
         if (seen++ % size_t(ranks.size) != size_t(ranks.rank)) return;
+        const std::string source =
+            fmt::format("{} (launch of {})", a.case_file, c.kernel.value("key", std::string("?")));
         if (!session || !session->budget_left()) {
-            if (session) return;
+            if (session) return session->skip(c, source);
             tuner::SessionOptions o = session_options(a);
             o.started = started;
             session = std::make_unique<tuner::Session>(rt, o);
         }
-        const std::string source =
-            fmt::format("{} (launch of {})", a.case_file, c.kernel.value("key", std::string("?")));
         // The kernels armed for capture and not launched yet are still to come (those
         // created later are not counted); this rank takes its share of them.
         const size_t to_come = rt.pending_captures() / size_t(ranks.size);
@@ -218,6 +220,12 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
                   "journal directory (default: OUT/journal); a rerun resumes from it");
     t->add_flag("--no-journal", a.no_journal, "keep no journal");
     t->add_flag("--from-default", a.from_default, "start from the default, not the current wisdom");
+    t->add_flag("--untuned", a.untuned,
+                "keep kernels that already have a squall tune record for this GPU at their size "
+                "(tune only the rest)");
+    t->add_option("--manifest", a.manifest,
+                  "append every launch tuned or kept to this file (JSON lines: key, size, "
+                  "source, tuned)");
     t->add_flag("--exact", a.exact,
                 "accept only outputs bitwise equal to the reference (default: within round-off)");
     t->add_flag("--tolerant", a.tolerant, "within round-off (the default; overrides --exact)");

@@ -23,6 +23,8 @@ struct TuneArgs {
     size_t evals = 0, total_evals = 0;
     std::string out_dir, journal_dir, plot;
     bool from_default = false, exact = false, tolerant = false, no_journal = false;
+    bool untuned = false;
+    std::string manifest;
     bool cold_cache = false; // every tune compiles from nothing (strategy comparisons)
     size_t in_flight = 2;    // batches asked before the oldest is told (tuner/tune.h)
 };

@@ -5,8 +5,11 @@
 #include "runtime/wisdom.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <stdexcept>
 
 namespace squall::tuner {
 
@@ -64,8 +67,42 @@ bool Session::budget_left() const {
            !(o_.total.evaluations > 0 && evaluations_ >= o_.total.evaluations);
 }
 
+// With untuned_only: true (and the launch noted as kept) when this device's wisdom has a
+// record of the kernel at exactly this size that squall tune wrote.
+bool Session::keep_tuned(const rt::Capture& c, const std::string& source) {
+    if (!o_.untuned_only) return false;
+    const rt::KernelDef def = c.kernel_def();
+    const rt::WisdomSelection sel = rt_->select(def, c.problem);
+    if (sel.level != 1 || !sel.record || sel.record->tuning.empty()) return false;
+    ++kept_;
+    rt::log_info("{} {}: kept, tuned by squall tune ({}, {} evaluations) in {}", def.key(),
+                 problem_text(c.problem), sel.record->tuning.strategy,
+                 sel.record->tuning.evaluations, sel.record->origin);
+    note_launch(def.key(), c.problem, source, false);
+    return true;
+}
+
+void Session::skip(const rt::Capture& c, const std::string& source) {
+    note_launch(c.kernel_def().key(), c.problem, source, false);
+}
+
+void Session::note_launch(const std::string& key, const rt::ProblemSize& p,
+                          const std::string& source, bool tuned) const {
+    if (o_.manifest.empty()) return;
+    const nlohmann::json j = {{"key", key},
+                              {"problem_size", p.extent},
+                              {"device", rt_->device().name},
+                              {"source", source},
+                              {"tuned", tuned}};
+    std::ofstream out(o_.manifest, std::ios::app);
+    out << j.dump() << '\n';
+    if (!out)
+        throw std::runtime_error("cannot append to the launch manifest " + o_.manifest);
+}
+
 void Session::tune(const rt::Capture& c, const std::string& source, size_t still_to_come) {
     check_capture_version(c, source);
+    if (keep_tuned(c, source)) return;
     capture_ += c.take_seconds;
     const auto t0 = std::chrono::steady_clock::now();
     rt::DeviceCapture dc(*rt_, c);
@@ -140,17 +177,20 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
     rec.tuning.evaluations = int(r.evaluations);
     rec.tuning.rejected = int(r.rejected + r.failed);
     rt::merge_wisdom(o_.out_dir, def.key(), def.space(), {rec});
+    note_launch(def.key(), p, source, true);
 }
 
 std::string Session::summary() const {
     const double all = elapsed();
+    const std::string kept =
+        kept_ ? fmt::format(" ({} more kept: tuned before, --untuned)", kept_) : "";
     return fmt::format(
-        "{} kernel(s) in {:.1f} s: {:.1f} s searching, {:.1f} s finishing compiles still running "
+        "{} kernel(s){} in {:.1f} s: {:.1f} s searching, {:.1f} s finishing compiles still running "
         "at the end of a search, {:.1f} s copying captured data to the host, {:.1f} s putting it "
         "on the GPU, {:.1f} s loading and running the rest; {} compiled ({:.1f} per second of "
         "search), {} the same program as one measured, GPU waiting for compiles {:.0f} % of the "
         "search, compile threads busy {:.0f} % ({:.2f} s per compile); copy ceiling {:.2f} TB/s",
-        rows_.size(), all, wall_, drain_, capture_, setup_,
+        rows_.size(), kept, all, wall_, drain_, capture_, setup_,
         std::max(0.0, all - wall_ - drain_ - capture_ - setup_), compiled_,
         wall_ > 0 ? compiled_ / wall_ : 0, same_program_, wall_ > 0 ? 100 * gpu_wait_ / wall_ : 0,
         compile_capacity_ > 0 ? 100 * compile_busy_ / compile_capacity_ : 0,

@@ -22,6 +22,12 @@ struct SessionOptions {
     std::string out_dir;       // wisdom written here (merged)
     std::string journal_dir;   // one journal per kernel; empty: in memory
     bool from_default = false; // start from the default, not the current wisdom's choice
+    // Keep a kernel whose wisdom already holds a squall tune record for this device and
+    // size (the same search rerun would only replace it), instead of tuning it again.
+    bool untuned_only = false;
+    // When set, every launch tuned or kept is appended here as a JSON line: key, size,
+    // source, and whether it was tuned (scripts/tune-shipped lists what the cases launch).
+    std::string manifest;
     VerifyPolicy verify;
     TimingOptions timing;
     bool progress = true;
@@ -49,6 +55,8 @@ public:
     // at most an equal share of the time left (kernel_seconds).
     void tune(const rt::Capture& c, const std::string& source, size_t still_to_come = 0);
     bool budget_left() const;
+    // A launch left untuned because the total budget is spent: only noted in the manifest.
+    void skip(const rt::Capture& c, const std::string& source);
     // The strategy and seed of the next tune (and the budget per kernel).
     TuneOptions& search() { return o_.tune; }
 
@@ -69,7 +77,10 @@ private:
     double elapsed() const; // since o_.started
     double wall_ = 0, gpu_wait_ = 0, setup_ = 0, drain_ = 0, capture_ = 0;
     double compile_busy_ = 0, compile_capacity_ = 0; // thread-seconds compiling, available
-    size_t compiled_ = 0, evaluations_ = 0, tuned_ = 0, same_program_ = 0;
+    size_t compiled_ = 0, evaluations_ = 0, tuned_ = 0, same_program_ = 0, kept_ = 0;
+    bool keep_tuned(const rt::Capture& c, const std::string& source);
+    void note_launch(const std::string& key, const rt::ProblemSize& p, const std::string& source,
+                     bool tuned) const;
 };
 
 } // namespace squall::tuner
