@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# scripts/tune-shipped: every case in both precisions from the default, with the separate
-# tendency kernels and, where they apply, the fused ones, then one merge into the wisdom
-# directory (--dry-run lists the commands); bad arguments are refused.
+# scripts/tune-shipped: every GPU case in both precisions from the default, with the
+# separate tendency kernels and, where they apply, the fused ones, each listing its launches
+# in one manifest; then one merge into the wisdom directory, the manifest folded into
+# launches.json and, after a full run only, the prune (--dry-run lists the commands); bad
+# arguments are refused.
 # Usage: test_tune_shipped.sh SCRIPT SQUALL
 set -uo pipefail
 script=$1 squall=$2
@@ -9,25 +11,34 @@ fail() { echo "FAIL: $*"; exit 1; }
 root=$(cd "$(dirname "$script")/.." && pwd)
 out=$("$script" --dry-run --squall "$squall") || fail "dry run exited $?"
 tunes=$(grep -c " tune --case " <<<"$out")
-for c in "$root"/cases/*.yaml; do
+cases="drycbl_256 drycbl_512 gabls1_512 bomex_512"
+for c in $cases; do
     for p in float double; do
-        grep -q -- "--case $c --set model.precision=$p --set model.tendencies=separate --from-default" <<<"$out" ||
-            fail "no tune of $(basename "$c") in $p with the separate kernels"
+        grep -q -- "--case $root/cases/$c.yaml --set model.precision=$p --set model.tendencies=separate --from-default" <<<"$out" ||
+            fail "no tune of $c in $p with the separate kernels"
+        # All four (2i5, Smagorinsky) run the fused kernels too.
+        grep -q -- "--case $root/cases/$c.yaml --set model.precision=$p --set model.tendencies=fused --from-default" <<<"$out" ||
+            fail "no tune of $c in $p with the fused kernels"
     done
 done
-# drycbl (2i5, smag2, dry) runs the fused kernels too; couette (2, constant, no thermo) cannot.
-for p in float double; do
-    grep -q -- "--case $root/cases/drycbl.yaml --set model.precision=$p --set model.tendencies=fused" <<<"$out" ||
-        fail "no tune of drycbl in $p with the fused kernels"
-done
-grep -q -- "couette.yaml .*model.tendencies=fused" <<<"$out" && fail "couette tuned with fused kernels"
-nfused=$(grep -c "model.tendencies=fused" <<<"$out")
-ncases=$(ls "$root"/cases/*.yaml | wc -l)
-[[ $tunes -eq $((2 * ncases + nfused)) ]] || fail "expected $((2 * ncases + nfused)) tunes, got $tunes"
+[[ $tunes -eq 16 ]] || fail "expected 16 tunes, got $tunes"
+[[ $(grep " tune " <<<"$out" | grep -c -- "--manifest $(sed -n 's/.*--manifest \([^ ]*\).*/\1/p' <<<"$out" | head -1)") -eq 16 ]] ||
+    fail "the tunes do not share one manifest"
+grep " tune " <<<"$out" | grep -q -- "--untuned" && fail "--untuned without asking"
 [[ $(grep -c "merge-wisdom" <<<"$out") -eq 1 ]] || fail "expected one merge"
 grep "merge-wisdom" <<<"$out" | grep -q " $root/wisdom$" || fail "merge not into wisdom/"
-[[ $(tail -1 <<<"$out") == *merge-wisdom* ]] || fail "the merge must come after every tune"
+tail -3 <<<"$out" | head -1 | grep -q "merge-wisdom" || fail "the merge must come after every tune"
+tail -2 <<<"$out" | head -1 | grep -q "prune-wisdom --add .* $root/wisdom$" || fail "no manifest fold after the merge"
+tail -1 <<<"$out" | grep -q "prune-wisdom --prune $root/wisdom$" || fail "a full run must prune last"
 grep " tune " <<<"$out" | grep -qv "SQUALL_WISDOM_USER_DIR=" && fail "a tune sees the user wisdom"
+grep " tune " <<<"$out" | grep -qv "SQUALL_WISDOM_PROJECT_DIR=$root/wisdom " && fail "a tune looks elsewhere for records"
+# One case, --untuned: passed on; no prune unless asked.
+out=$("$script" --dry-run --squall "$squall" --cases drycbl --untuned) || fail "drycbl dry run exited $?"
+[[ $(grep " tune " <<<"$out" | grep -c -- "--untuned") -eq 4 ]] || fail "--untuned not passed to each tune"
+grep -q "prune-wisdom --prune" <<<"$out" && fail "a partial run pruned"
+out=$("$script" --dry-run --squall "$squall" --cases couette --prune) || fail "couette dry run exited $?"
+grep -q -- "couette.yaml .*model.tendencies=fused" <<<"$out" && fail "couette tuned with fused kernels"
+grep -q "prune-wisdom --prune" <<<"$out" || fail "--prune ignored"
 out=$("$script" --dry-run --squall "$squall" --cases "drycbl nosuchcase" 2>&1) && fail "unknown case accepted"
 grep -q "no case cases/nosuchcase.yaml" <<<"$out" || fail "message: $out"
 out=$("$script" --dry-run --precisions half 2>&1) && fail "bad precision accepted"

@@ -1,6 +1,8 @@
 // squall tune's GPU path on a captured launch: a kernel whose `shortcut` variants are
 // faster but wrong must have every one of them rejected by verification and never
-// recorded; the record merged into the wisdom directory carries its provenance. Variants
+// recorded; the record merged into the wisdom directory carries its provenance; with
+// --untuned a runtime that finds that record keeps the kernel, and the manifest lists every
+// launch tuned or kept. Variants
 // that differ by round-off only pass, unless --exact. The same
 // from an in-process capture, whose arrays stay on the device.
 #include "runtime/replay.h"
@@ -9,6 +11,7 @@
 #include "tuner/session.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -106,6 +109,7 @@ TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
     so.journal_dir = (dir / "journal").string();
     so.from_default = true;
     so.progress = false;
+    so.manifest = (dir / "launches.jsonl").string();
     rt::RuntimeOptions to;
     to.cache_dir = "";
     to.capture = rt::CaptureSettings{};
@@ -134,6 +138,27 @@ TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
     tuner::Session again(tuning, so);
     again.tune(cap, json);
     EXPECT_EQ(again.rows()[0].from_journal, 30u);
+
+    // --untuned: a runtime that finds the record keeps the kernel and measures nothing.
+    rt::RuntimeOptions with_record = to;
+    with_record.wisdom_dirs = {so.out_dir};
+    rt::Runtime seeing(with_record);
+    tuner::SessionOptions untuned = so;
+    untuned.untuned_only = true;
+    tuner::Session kept(seeing, untuned);
+    kept.tune(cap, json);
+    EXPECT_TRUE(kept.rows().empty());
+    // The manifest: the two tunes and the kept launch, each with its kernel, size and device.
+    std::ifstream manifest(so.manifest);
+    std::vector<nlohmann::json> lines;
+    for (std::string l; std::getline(manifest, l);) lines.push_back(nlohmann::json::parse(l));
+    ASSERT_EQ(lines.size(), 3u);
+    for (size_t n = 0; n < 3; ++n) {
+        EXPECT_EQ(lines[n].at("key"), def.key());
+        EXPECT_EQ(lines[n].at("problem_size"), nlohmann::json::array({n, 1, 1}));
+        EXPECT_EQ(lines[n].at("device"), tuning.device().name);
+        EXPECT_EQ(lines[n].at("tuned"), n < 2);
+    }
     fs::remove_all(dir);
 }
 
