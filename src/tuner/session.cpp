@@ -96,8 +96,7 @@ void Session::note_launch(const std::string& key, const rt::ProblemSize& p,
                               {"tuned", tuned}};
     std::ofstream out(o_.manifest, std::ios::app);
     out << j.dump() << '\n';
-    if (!out)
-        throw std::runtime_error("cannot append to the launch manifest " + o_.manifest);
+    if (!out) throw std::runtime_error("cannot append to the launch manifest " + o_.manifest);
 }
 
 void Session::tune(const rt::Capture& c, const std::string& source, size_t still_to_come) {
