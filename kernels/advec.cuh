@@ -127,99 +127,103 @@ SQ_HD constexpr PlaneInput plane_velocity_2i5(Axis face, Axis stag) {
     return {-sx, fx, -sy, fy, -sz, fz, 0, -1};
 }
 
+// ---- the staggering ----
+// A velocity component's kernels are one template on the axis its points are staggered
+// along (u: x, v: y, w: z); a scalar's points are centred (none).
+
+// The pointer of the three chosen by axis S.
+template <Axis S, class P>
+SQ_HD const P& along(const P& x, const P& y, const P& z) {
+    if constexpr (S == Axis::x)
+        return x;
+    else if constexpr (S == Axis::y)
+        return y;
+    else
+        return z;
+}
+// The stride of axis S in the model's layout.
+template <Axis S>
+SQ_HD int stride_of(int jj, int kk) {
+    return S == Axis::x ? 1 : S == Axis::y ? jj : kk;
+}
+// The advecting velocity c (the component along C) at the low C face of the point at ijk
+// of a variable staggered along Stag: c itself at a centred point; the mean of its two
+// points along C where c is the advected component; else the mean along Stag (c lies on
+// the C faces of the centred cell, the point half a cell further along Stag).
+template <typename T, Axis Stag, Axis C, class P>
+SQ_HD T velocity_at_face(const P& c, int ijk, int jj, int kk) {
+    if constexpr (Stag == Axis::none)
+        return c[ijk];
+    else {
+        const int s = stride_of < C == Stag ? C : Stag > (jj, kk);
+        return interp2<T>(c[ijk - s], c[ijk]);
+    }
+}
+// The planes traversal's inputs of a velocity component's kernel: the component (0), then
+// the other two in x, y, z order (1, 2).
+// (Functions, not variables: NVRTC emits a namespace-scope constant that is used as a global.)
+SQ_HD constexpr Axis first_other(Axis stag) {
+    return stag == Axis::x ? Axis::y : Axis::x;
+}
+SQ_HD constexpr Axis second_other(Axis stag) {
+    return stag == Axis::z ? Axis::y : Axis::z;
+}
+SQ_HD constexpr int plane_slot(Axis stag, Axis c) {
+    return c == stag ? 0 : c == first_other(stag) ? 1 : 2;
+}
+
 // ---- scheme 2 ----
 
-template <typename T>
-struct AdvecU2 {
-    static constexpr const char* name = "advec_u_2";
-    T* SQ_RESTRICT ut;
+// Velocity component along Stag: u (x), v (y) or w (z, on the w faces).
+template <typename T, Axis Stag>
+struct AdvecVel2 {
+    static constexpr const char* name = Stag == Axis::x   ? "advec_u_2"
+                                        : Stag == Axis::y ? "advec_v_2"
+                                                          : "advec_w_2";
+    static constexpr Traits traits{.on_w_levels = Stag == Axis::z};
+    T* SQ_RESTRICT tend; // the component's tendency (ut, vt or wt), added to
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
-    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    // dzi at the centres (u, v), dzhi at the w faces (w).
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD constexpr void declare(D& d) const {
-        d.field(SQ_ARG(ut), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
-        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.field(SQ_ARG(tend), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
+    }
+    template <Axis C>
+    SQ_HD T at_face(const T* c, int ijk) const {
+        return velocity_at_face<T, Stag, C>(c, ijk, jj, kk);
     }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = index3(i, j, k, jj, kk);
-        const T* a = u + ijk;
-        const T fz_bot = flux2(a, kk, interp2(w[ijk - 1], w[ijk]));
-        const T fz_top = flux2(a + kk, kk, interp2(w[ijk - 1 + kk], w[ijk + kk]));
-        return advec_div2(a, 1, interp2(u[ijk - 1], u[ijk]), interp2(u[ijk], u[ijk + 1]), dxi) +
-               advec_div2(a, jj, interp2(v[ijk - 1], v[ijk]), interp2(v[ijk - 1 + jj], v[ijk + jj]),
-                          dyi) +
-               advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
+        const T* a = along<Stag>(u, v, w) + ijk;
+        const T fz_bot = flux2(a, kk, at_face<Axis::z>(w, ijk));
+        const T fz_top = flux2(a + kk, kk, at_face<Axis::z>(w, ijk + kk));
+        return advec_div2(a, 1, at_face<Axis::x>(u, ijk), at_face<Axis::x>(u, ijk + 1), dxi) +
+               advec_div2(a, jj, at_face<Axis::y>(v, ijk), at_face<Axis::y>(v, ijk + jj), dyi) +
+               zdiv(fz_bot, fz_top, k);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { ut[index3(i, j, k, jj, kk)] += val; }
+    // The vertical divergence at the component's level k.
+    SQ_HD T zdiv(T f_bot, T f_top, int k) const {
+        if constexpr (Stag == Axis::z)
+            return advec_zdiv_w(f_bot, f_top, k, rho, rhoh, dzhi);
+        else
+            return advec_zdiv_c(f_bot, f_top, k, rho, rhoh, dzi);
+    }
+    SQ_HD void store(int i, int j, int k, T val) const { tend[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
-
 template <typename T>
-struct AdvecV2 {
-    static constexpr const char* name = "advec_v_2";
-    T* SQ_RESTRICT vt;
-    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
-    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
-    T dxi, dyi;
-    int jj, kk;
-    // The one declaration of the members (kernels/declare.cuh).
-    template <class D>
-    SQ_HD constexpr void declare(D& d) const {
-        d.field(SQ_ARG(vt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
-        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
-        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
-    }
-
-    SQ_HD T value(int i, int j, int k) const {
-        const int ijk = index3(i, j, k, jj, kk);
-        const T* a = v + ijk;
-        const T fz_bot = flux2(a, kk, interp2(w[ijk - jj], w[ijk]));
-        const T fz_top = flux2(a + kk, kk, interp2(w[ijk - jj + kk], w[ijk + kk]));
-        return advec_div2(a, 1, interp2(u[ijk - jj], u[ijk]), interp2(u[ijk - jj + 1], u[ijk + 1]),
-                          dxi) +
-               advec_div2(a, jj, interp2(v[ijk - jj], v[ijk]), interp2(v[ijk], v[ijk + jj]), dyi) +
-               advec_zdiv_c(fz_bot, fz_top, k, rho, rhoh, dzi);
-    }
-    SQ_HD void store(int i, int j, int k, T val) const { vt[index3(i, j, k, jj, kk)] += val; }
-    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
-};
-
+using AdvecU2 = AdvecVel2<T, Axis::x>;
 template <typename T>
-struct AdvecW2 {
-    static constexpr const char* name = "advec_w_2";
-    static constexpr Traits traits{.on_w_levels = true};
-    T* SQ_RESTRICT wt;
-    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
-    const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
-    T dxi, dyi;
-    int jj, kk;
-    // The one declaration of the members (kernels/declare.cuh).
-    template <class D>
-    SQ_HD constexpr void declare(D& d) const {
-        d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
-        d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
-        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
-    }
-
-    SQ_HD T value(int i, int j, int k) const {
-        const int ijk = index3(i, j, k, jj, kk);
-        const T* a = w + ijk;
-        const T fz_bot = flux2(a, kk, interp2(w[ijk - kk], w[ijk]));
-        const T fz_top = flux2(a + kk, kk, interp2(w[ijk], w[ijk + kk]));
-        return advec_div2(a, 1, interp2(u[ijk - kk], u[ijk]), interp2(u[ijk - kk + 1], u[ijk + 1]),
-                          dxi) +
-               advec_div2(a, jj, interp2(v[ijk - kk], v[ijk]),
-                          interp2(v[ijk - kk + jj], v[ijk + jj]), dyi) +
-               advec_zdiv_w(fz_bot, fz_top, k, rho, rhoh, dzhi);
-    }
-    SQ_HD void store(int i, int j, int k, T val) const { wt[index3(i, j, k, jj, kk)] += val; }
-    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
-};
+using AdvecV2 = AdvecVel2<T, Axis::y>;
+template <typename T>
+using AdvecW2 = AdvecVel2<T, Axis::z>;
 
 template <typename T>
 struct AdvecS2 {
@@ -252,41 +256,55 @@ struct AdvecS2 {
 
 // ---- scheme 2i5 ----
 
-template <typename T>
-struct AdvecU2i5 {
-    static constexpr const char* name = "advec_u_2i5";
+// Velocity component along Stag: u (x), v (y) or w (z, on the w faces).
+template <typename T, Axis Stag>
+struct AdvecVel2i5 {
+    static constexpr const char* name = Stag == Axis::x   ? "advec_u_2i5"
+                                        : Stag == Axis::y ? "advec_v_2i5"
+                                                          : "advec_w_2i5";
     // The vertical order drops within 3 levels.
-    static constexpr Traits traits{.wall_levels = 3, .promise_interior = true};
-    T* SQ_RESTRICT ut;
+    static constexpr Traits traits{
+        .on_w_levels = Stag == Axis::z, .wall_levels = 3, .promise_interior = true};
+    T* SQ_RESTRICT tend; // the component's tendency (ut, vt or wt), added to
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
-    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
+    // dzi at the centres (u, v), dzhi at the w faces (w).
+    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
     int jj, kk;
     int kstart, kend;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD constexpr void declare(D& d) const {
-        d.field(SQ_ARG(ut), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
-        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
+        d.field(SQ_ARG(tend), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
+        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
     }
-    // The 3-D inputs for the planes traversal: u, then v and w at the faces of u's cell.
+    // The 3-D inputs for the planes traversal: the component, then the other two at the
+    // faces of its cell.
     static constexpr int plane_inputs = 3;
     SQ_HD static constexpr PlaneInput plane_input(int n) {
         return n == 0   ? plane_advected_2i5()
-               : n == 1 ? plane_velocity_2i5(Axis::y, Axis::x)
-                        : plane_velocity_2i5(Axis::z, Axis::x);
+               : n == 1 ? plane_velocity_2i5(first_other(Stag), Stag)
+                        : plane_velocity_2i5(second_other(Stag), Stag);
     }
-    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = u, a[1] = v, a[2] = w; }
+    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const {
+        constexpr int sx = plane_slot(Stag, Axis::x), sy = plane_slot(Stag, Axis::y),
+                      sz = plane_slot(Stag, Axis::z);
+        a[sx] = u, a[sy] = v, a[sz] = w;
+    }
     // The element store adds to, and store's sum with that element read ahead (old).
     static constexpr int plane_outputs = 1;
-    SQ_HD const T* plane_output(int, int i, int j, int k) const { return ut + i + j * jj + k * kk; }
+    SQ_HD const T* plane_output(int, int i, int j, int k) const {
+        return tend + i + j * jj + k * kk;
+    }
     SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], T val) const {
-        ut[i + j * jj + k * kk] = old[0] + val;
+        tend[i + j * jj + k * kk] = old[0] + val;
     }
     template <class In>
     SQ_HD T value_with(const In& in, int i, int j, int k) const {
-        return value_at(in(0, u), in(1, v), in(2, w), i, j, k);
+        constexpr int sx = plane_slot(Stag, Axis::x), sy = plane_slot(Stag, Axis::y),
+                      sz = plane_slot(Stag, Axis::z);
+        return value_at(in(sx, u), in(sy, v), in(sz, w), i, j, k);
     }
 
     // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
@@ -294,33 +312,35 @@ struct AdvecU2i5 {
     // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
     SQ_HD T flux_x(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        return flux5(u + ijk, 1, u_at_xface(u, ijk));
+        return flux5(along<Stag>(u, v, w) + ijk, 1, at_face<Axis::x>(u, ijk));
     }
     SQ_HD T flux_y(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        return flux5(u + ijk, jj, v_at_yface(v, ijk));
+        return flux5(along<Stag>(u, v, w) + ijk, jj, at_face<Axis::y>(v, ijk));
     }
+    // w's low z face at level k is the centre k-1.
     SQ_HD T flux_z(int i, int j, int k, int order) const {
         const int ijk = i + j * jj + k * kk;
-        return flux_z_order(u + ijk, kk, w_at_zface(w, ijk), order);
+        return flux_z_order(along<Stag>(u, v, w) + ijk, kk, at_face<Axis::z>(w, ijk), order);
     }
-    SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
+    SQ_HD int order_z(int k) const {
+        if constexpr (Stag == Axis::z)
+            return advec_order_centre_w(k - 1, kstart, kend);
+        else
+            return advec_order_face_c(k, kstart, kend);
+    }
     SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
-        return advec_from_faces_c(x_lo, x_hi, y_lo, y_hi, z_lo, z_hi, k, dxi, dyi, rho, rhoh, dzi);
+        if constexpr (Stag == Axis::z)
+            return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
+                   advec_zdiv_w(z_lo, z_hi, k, rho, rhoh, dzhi);
+        else
+            return advec_from_faces_c(x_lo, x_hi, y_lo, y_hi, z_lo, z_hi, k, dxi, dyi, rho, rhoh,
+                                      dzi);
     }
-    // The advecting velocities at the low faces of the point at ijk (u's cell: centres in
-    // x, edges in y and z).
-    template <class P>
-    SQ_HD T u_at_xface(const P& u, int ijk) const {
-        return interp2<T>(u[ijk - 1], u[ijk]);
-    }
-    template <class P>
-    SQ_HD T v_at_yface(const P& v, int ijk) const {
-        return interp2<T>(v[ijk - 1], v[ijk]);
-    }
-    template <class P>
-    SQ_HD T w_at_zface(const P& w, int ijk) const {
-        return interp2<T>(w[ijk - 1], w[ijk]);
+    // The advecting velocity c at the low C face of the point at ijk.
+    template <Axis C, class P>
+    SQ_HD T at_face(const P& c, int ijk) const {
+        return velocity_at_face<T, Stag, C>(c, ijk, jj, kk);
     }
 
     SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
@@ -328,178 +348,29 @@ struct AdvecU2i5 {
     template <class P>
     SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        const P a = u + ijk;
-        return advec_div5(a, 1, u_at_xface(u, ijk), u_at_xface(u, ijk + 1), dxi) +
-               advec_div5(a, jj, v_at_yface(v, ijk), v_at_yface(v, ijk + jj), dyi) +
-               advec_z_2i5_c(a, kk, w_at_zface(w, ijk), w_at_zface(w, ijk + kk), k, kstart, kend,
-                             rho, rhoh, dzi);
+        const P a = along<Stag>(u, v, w) + ijk;
+        return advec_div5(a, 1, at_face<Axis::x>(u, ijk), at_face<Axis::x>(u, ijk + 1), dxi) +
+               advec_div5(a, jj, at_face<Axis::y>(v, ijk), at_face<Axis::y>(v, ijk + jj), dyi) +
+               z_term(a, w, ijk, k);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { ut[i + j * jj + k * kk] += val; }
+    // The vertical term at level k: w advects itself; u and v take w at their cells' faces.
+    template <class P>
+    SQ_HD T z_term(const P& a, const P& w, int ijk, int k) const {
+        if constexpr (Stag == Axis::z)
+            return advec_z_2i5_w(a, kk, k, kstart, kend, rho, rhoh, dzhi);
+        else
+            return advec_z_2i5_c(a, kk, at_face<Axis::z>(w, ijk), at_face<Axis::z>(w, ijk + kk), k,
+                                 kstart, kend, rho, rhoh, dzi);
+    }
+    SQ_HD void store(int i, int j, int k, T val) const { tend[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
-
 template <typename T>
-struct AdvecV2i5 {
-    static constexpr const char* name = "advec_v_2i5";
-    // The vertical order drops within 3 levels.
-    static constexpr Traits traits{.wall_levels = 3, .promise_interior = true};
-    T* SQ_RESTRICT vt;
-    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
-    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
-    T dxi, dyi;
-    int jj, kk;
-    int kstart, kend;
-    // The one declaration of the members (kernels/declare.cuh).
-    template <class D>
-    SQ_HD constexpr void declare(D& d) const {
-        d.field(SQ_ARG(vt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
-        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
-        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
-    }
-    // The planes traversal's inputs: v, then u and w at the faces of v's cell.
-    static constexpr int plane_inputs = 3;
-    SQ_HD static constexpr PlaneInput plane_input(int n) {
-        return n == 0   ? plane_advected_2i5()
-               : n == 1 ? plane_velocity_2i5(Axis::x, Axis::y)
-                        : plane_velocity_2i5(Axis::z, Axis::y);
-    }
-    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = v, a[1] = u, a[2] = w; }
-    static constexpr int plane_outputs = 1;
-    SQ_HD const T* plane_output(int, int i, int j, int k) const { return vt + i + j * jj + k * kk; }
-    SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], T val) const {
-        vt[i + j * jj + k * kk] = old[0] + val;
-    }
-    template <class In>
-    SQ_HD T value_with(const In& in, int i, int j, int k) const {
-        return value_at(in(1, u), in(0, v), in(2, w), i, j, k);
-    }
-
-    // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
-    // and z faces of point (i, j, k) (z: of the given order; order_z(k) is level k's),
-    // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
-    SQ_HD T flux_x(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        return flux5(v + ijk, 1, u_at_xface(u, ijk));
-    }
-    SQ_HD T flux_y(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        return flux5(v + ijk, jj, v_at_yface(v, ijk));
-    }
-    SQ_HD T flux_z(int i, int j, int k, int order) const {
-        const int ijk = i + j * jj + k * kk;
-        return flux_z_order(v + ijk, kk, w_at_zface(w, ijk), order);
-    }
-    SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
-    SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
-        return advec_from_faces_c(x_lo, x_hi, y_lo, y_hi, z_lo, z_hi, k, dxi, dyi, rho, rhoh, dzi);
-    }
-    // The advecting velocities at the low faces of the point at ijk (v's cell).
-    template <class P>
-    SQ_HD T u_at_xface(const P& u, int ijk) const {
-        return interp2<T>(u[ijk - jj], u[ijk]);
-    }
-    template <class P>
-    SQ_HD T v_at_yface(const P& v, int ijk) const {
-        return interp2<T>(v[ijk - jj], v[ijk]);
-    }
-    template <class P>
-    SQ_HD T w_at_zface(const P& w, int ijk) const {
-        return interp2<T>(w[ijk - jj], w[ijk]);
-    }
-
-    SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
-    template <class P>
-    SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        const P a = v + ijk;
-        return advec_div5(a, 1, u_at_xface(u, ijk), u_at_xface(u, ijk + 1), dxi) +
-               advec_div5(a, jj, v_at_yface(v, ijk), v_at_yface(v, ijk + jj), dyi) +
-               advec_z_2i5_c(a, kk, w_at_zface(w, ijk), w_at_zface(w, ijk + kk), k, kstart, kend,
-                             rho, rhoh, dzi);
-    }
-    SQ_HD void store(int i, int j, int k, T val) const { vt[i + j * jj + k * kk] += val; }
-    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
-};
-
+using AdvecU2i5 = AdvecVel2i5<T, Axis::x>;
 template <typename T>
-struct AdvecW2i5 {
-    static constexpr const char* name = "advec_w_2i5";
-    // The vertical order drops within 3 levels.
-    static constexpr Traits traits{.on_w_levels = true, .wall_levels = 3, .promise_interior = true};
-    T* SQ_RESTRICT wt;
-    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
-    const T *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
-    T dxi, dyi;
-    int jj, kk;
-    int kstart, kend;
-    // The one declaration of the members (kernels/declare.cuh).
-    template <class D>
-    SQ_HD constexpr void declare(D& d) const {
-        d.field(SQ_ARG(wt), sq::Use::inout).fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
-        d.profiles(SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
-        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(kstart), SQ_ARG(kend));
-    }
-    // The planes traversal's inputs: w, then u and v at the faces of w's cell.
-    static constexpr int plane_inputs = 3;
-    SQ_HD static constexpr PlaneInput plane_input(int n) {
-        return n == 0   ? plane_advected_2i5()
-               : n == 1 ? plane_velocity_2i5(Axis::x, Axis::z)
-                        : plane_velocity_2i5(Axis::y, Axis::z);
-    }
-    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = w, a[1] = u, a[2] = v; }
-    static constexpr int plane_outputs = 1;
-    SQ_HD const T* plane_output(int, int i, int j, int k) const { return wt + i + j * jj + k * kk; }
-    SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], T val) const {
-        wt[i + j * jj + k * kk] = old[0] + val;
-    }
-    template <class In>
-    SQ_HD T value_with(const In& in, int i, int j, int k) const {
-        return value_at(in(1, u), in(2, v), in(0, w), i, j, k);
-    }
-
-    // Face form (backends/cpu/cpu_faces.h): flux_x/y/z are the fluxes through the low x, y
-    // and z faces of point (i, j, k) (z: of the given order; order_z(k) is level k's),
-    // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
-    SQ_HD T flux_x(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        return flux5(w + ijk, 1, u_at_xface(u, ijk));
-    }
-    SQ_HD T flux_y(int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        return flux5(w + ijk, jj, v_at_yface(v, ijk));
-    }
-    // The low z face of w at level k is the centre k-1, w there as advec_z_2i5_w takes it.
-    SQ_HD T flux_z(int i, int j, int k, int order) const {
-        const int ijk = i + j * jj + k * kk;
-        return flux_z_order(w + ijk, kk, interp2<T>(w[ijk - kk], w[ijk]), order);
-    }
-    SQ_HD int order_z(int k) const { return advec_order_centre_w(k - 1, kstart, kend); }
-    SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
-        return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
-               advec_zdiv_w(z_lo, z_hi, k, rho, rhoh, dzhi);
-    }
-    // The advecting velocities at the low x and y faces of the point at ijk (w's cell).
-    template <class P>
-    SQ_HD T u_at_xface(const P& u, int ijk) const {
-        return interp2<T>(u[ijk - kk], u[ijk]);
-    }
-    template <class P>
-    SQ_HD T v_at_yface(const P& v, int ijk) const {
-        return interp2<T>(v[ijk - kk], v[ijk]);
-    }
-
-    SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
-    template <class P>
-    SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        const P a = w + ijk;
-        return advec_div5(a, 1, u_at_xface(u, ijk), u_at_xface(u, ijk + 1), dxi) +
-               advec_div5(a, jj, v_at_yface(v, ijk), v_at_yface(v, ijk + jj), dyi) +
-               advec_z_2i5_w(a, kk, k, kstart, kend, rho, rhoh, dzhi);
-    }
-    SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
-    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
-};
+using AdvecV2i5 = AdvecVel2i5<T, Axis::y>;
+template <typename T>
+using AdvecW2i5 = AdvecVel2i5<T, Axis::z>;
 
 template <typename T>
 struct AdvecS2i5 {

@@ -61,6 +61,17 @@ SQ_HD constexpr Traits traits_of(long) {
 template <class F>
 inline constexpr Traits traits_v = traits_of<F>(0);
 
+// The precision T of a kernel struct: K<T>, K<T, Tag> or K<T, staggering> (declarations
+// for decltype only; backends use precision_t).
+template <template <class> class K, class T>
+SQ_HD T precision_of(const K<T>*);
+template <template <class, class> class K, class T, class Tag>
+SQ_HD T precision_of(const K<T, Tag>*);
+template <template <class, auto> class K, class T, auto V>
+SQ_HD T precision_of(const K<T, V>*);
+template <class F>
+using precision_t = decltype(precision_of(static_cast<const F*>(nullptr)));
+
 // Every kernel of a header, for code that iterates over all of them (tests, benchmarks).
 template <template <class> class... K>
 struct KernelList {};

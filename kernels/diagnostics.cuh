@@ -7,35 +7,7 @@
 
 namespace sq {
 
-// |divergence| at the centre: Divergence's point value.
-template <typename T>
-struct AbsDivergence {
-    static constexpr const char* name = "diag_abs_divergence";
-    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
-    const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
-    T dxi, dyi;
-    int jj, kk;
-    // The one declaration of the members (kernels/declare.cuh).
-    template <class D>
-    SQ_HD constexpr void declare(D& d) const {
-        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w));
-        d.profiles(SQ_ARG(dzi), SQ_ARG(rho), SQ_ARG(rhoh));
-        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
-    }
-
-    SQ_HD T operator()(int i, int j, int k) const {
-        return abs_(Divergence<T>{.u = u,
-                                  .v = v,
-                                  .w = w,
-                                  .dzi = dzi,
-                                  .rho = rho,
-                                  .rhoh = rhoh,
-                                  .dxi = dxi,
-                                  .dyi = dyi,
-                                  .jj = jj,
-                                  .kk = kk}(i, j, k));
-    }
-};
+// The largest |divergence| is AbsDivergence (pressure.cuh: Divergence's template).
 
 // Kinetic energy of the centre-interpolated velocity times the layer depth.
 template <typename T>
@@ -81,6 +53,6 @@ struct ValueDz {
 };
 
 // Every kernel of this header (tests and benchmarks iterate over them).
-using DiagnosticKernels = KernelList<AbsDivergence, KineticEnergyDz, ValueDz>;
+using DiagnosticKernels = KernelList<KineticEnergyDz, ValueDz>;
 
 } // namespace sq

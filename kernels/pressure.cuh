@@ -67,10 +67,11 @@ struct PresOut {
     }
 };
 
-// Reduction: velocity divergence at the centre (density weighted, divided by rho).
-template <typename T>
-struct Divergence {
-    static constexpr const char* name = "divergence";
+// Reduction: velocity divergence at the centre (density weighted, divided by rho); with Abs,
+// its magnitude (AbsDivergence, the diagnostics' largest |div|).
+template <typename T, bool Abs>
+struct DivergenceOf {
+    static constexpr const char* name = Abs ? "diag_abs_divergence" : "divergence";
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi;
@@ -85,11 +86,19 @@ struct Divergence {
 
     SQ_HD T operator()(int i, int j, int k) const {
         const int ijk = index3(i, j, k, jj, kk);
-        return (rho[k] * ((u[ijk + 1] - u[ijk]) * dxi + (v[ijk + jj] - v[ijk]) * dyi) +
-                (rhoh[k + 1] * w[ijk + kk] - rhoh[k] * w[ijk]) * dzi[k]) /
-               rho[k];
+        const T div = (rho[k] * ((u[ijk + 1] - u[ijk]) * dxi + (v[ijk + jj] - v[ijk]) * dyi) +
+                       (rhoh[k + 1] * w[ijk + kk] - rhoh[k] * w[ijk]) * dzi[k]) /
+                      rho[k];
+        if constexpr (Abs)
+            return abs_(div);
+        else
+            return div;
     }
 };
+template <typename T>
+using Divergence = DivergenceOf<T, false>;
+template <typename T>
+using AbsDivergence = DivergenceOf<T, true>;
 
 // Reduction: CFL number per unit dt, velocities interpolated to the centre.
 template <typename T>
@@ -114,6 +123,6 @@ struct Cfl {
 };
 
 // Every kernel of this header (tests and benchmarks iterate over them).
-using PressureKernels = KernelList<PresIn, PresOut, Divergence, Cfl>;
+using PressureKernels = KernelList<PresIn, PresOut, Divergence, AbsDivergence, Cfl>;
 
 } // namespace sq

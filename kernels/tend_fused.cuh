@@ -82,11 +82,12 @@ struct TendUVW2i5Smag {
     }
 
     SQ_HD AdvecU2i5<T> advec_u() const {
-        return {.ut = ut,
+        return {.tend = ut,
                 .u = u,
                 .v = v,
                 .w = w,
                 .dzi = dzi,
+                .dzhi = dzhi,
                 .rho = rho,
                 .rhoh = rhoh,
                 .dxi = dxi,
@@ -97,11 +98,12 @@ struct TendUVW2i5Smag {
                 .kend = kend};
     }
     SQ_HD AdvecV2i5<T> advec_v() const {
-        return {.vt = vt,
+        return {.tend = vt,
                 .u = u,
                 .v = v,
                 .w = w,
                 .dzi = dzi,
+                .dzhi = dzhi,
                 .rho = rho,
                 .rhoh = rhoh,
                 .dxi = dxi,
@@ -380,22 +382,24 @@ struct TendUVW2Const {
         Tendencies advec, diff;
     };
     SQ_HD Terms value(int i, int j, int k) const {
-        const AdvecU2<T> advec_u{.ut = ut,
+        const AdvecU2<T> advec_u{.tend = ut,
                                  .u = u,
                                  .v = v,
                                  .w = w,
                                  .dzi = dzi,
+                                 .dzhi = dzhi,
                                  .rho = rho,
                                  .rhoh = rhoh,
                                  .dxi = dxi,
                                  .dyi = dyi,
                                  .jj = jj,
                                  .kk = kk};
-        const AdvecV2<T> advec_v{.vt = vt,
+        const AdvecV2<T> advec_v{.tend = vt,
                                  .u = u,
                                  .v = v,
                                  .w = w,
                                  .dzi = dzi,
+                                 .dzhi = dzhi,
                                  .rho = rho,
                                  .rhoh = rhoh,
                                  .dxi = dxi,

@@ -73,10 +73,11 @@ struct AdvecW2i5Buoy {
     }
 
     SQ_HD AdvecW2i5<T> advec() const {
-        return {.wt = wt,
+        return {.tend = wt,
                 .u = u,
                 .v = v,
                 .w = w,
+                .dzi = nullptr, // w's levels: dzhi
                 .dzhi = dzhi,
                 .rho = rho,
                 .rhoh = rhoh,
@@ -131,10 +132,11 @@ struct AdvecW2Buoy {
     }
 
     SQ_HD T value(int i, int j, int k) const {
-        const AdvecW2<T> advec{.wt = wt,
+        const AdvecW2<T> advec{.tend = wt,
                                .u = u,
                                .v = v,
                                .w = w,
+                               .dzi = nullptr, // w's levels: dzhi
                                .dzhi = dzhi,
                                .rho = rho,
                                .rhoh = rhoh,

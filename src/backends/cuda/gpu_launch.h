@@ -73,15 +73,10 @@ inline bool g_active = false;
 inline Backend* g_backend = nullptr;
 inline uint64_t g_generation = 0;
 
-template <template <class> class K, class T>
-T value_type_of(const K<T>*);
-template <template <class, class> class K, class T, class Tag> // kernels named by a tag
-T value_type_of(const K<T, Tag>*);
-
 template <class F>
 KernelType kernel_type(Form form) {
     static_assert(sq::check_kernel<F>()); // kernels/kernel.cuh
-    using T = decltype(value_type_of(static_cast<const F*>(nullptr)));
+    using T = sq::precision_t<F>;
     static_assert(sizeof(T) == 4 || sizeof(T) == 8);
     const bool deferrable = requires(const F& f) {
         f.store(0, 0, 0, f.value(0, 0, 0));

@@ -295,16 +295,12 @@ struct PlaneMaps {
     PlaneMap m[N];
 };
 
-// The precision T of a kernel struct K<T> (decltype only).
-template <template <class> class K, class T>
-__device__ T kernel_value_type(const K<T>*);
-
 // Thread (0, 0) issues each level's boxes, every thread waits on the level's barriers and
 // computes its rows; one block barrier per level frees the oldest slot.
 template <class F>
 __device__ __forceinline__ void planes_body(const F& g, int nlev,
                                             const PlaneMaps<F::plane_inputs>& maps) {
-    using T = decltype(kernel_value_type(static_cast<const F*>(nullptr)));
+    using T = precision_t<F>;
     constexpr int ring = SQ_PLANE_RING;
     constexpr bool full = SQ_NI % SQ_BX == 0 && SQ_NJ % (SQ_BY * SQ_TY) == 0;
     using M = PlaneMarch<F, T, SQ_BX, SQ_BY * SQ_TY, SQ_TY, ring, SQ_I0, SQ_J0, SQ_JJ, SQ_KK, full>;

@@ -69,8 +69,8 @@ template <typename T>
 void Model<T>::advection() {
     T *u = f_.u.data(), *v = f_.v.data(), *w = f_.w.data();
     if (cfg_.advec == AdvecScheme::second) {
-        launch_on_grid(sq::AdvecU2<T>{.ut = f_.ut.data(), .u = u, .v = v, .w = w});
-        launch_on_grid(sq::AdvecV2<T>{.vt = f_.vt.data(), .u = u, .v = v, .w = w});
+        launch_on_grid(sq::AdvecU2<T>{.tend = f_.ut.data(), .u = u, .v = v, .w = w});
+        launch_on_grid(sq::AdvecV2<T>{.tend = f_.vt.data(), .u = u, .v = v, .w = w});
         if (has_buoyancy())
             launch_on_grid(sq::AdvecW2Buoy<T>{.wt = f_.wt.data(),
                                               .u = u,
@@ -80,13 +80,13 @@ void Model<T>::advection() {
                                               .g_over_thref = buoyancy_factor(),
                                               .thref = buoyancy_reference()});
         else
-            launch_on_grid(sq::AdvecW2<T>{.wt = f_.wt.data(), .u = u, .v = v, .w = w});
+            launch_on_grid(sq::AdvecW2<T>{.tend = f_.wt.data(), .u = u, .v = v, .w = w});
         if (f_.has_scalar)
             launch_on_grid(
                 sq::AdvecS2<T>{.st = f_.st.data(), .s = f_.s.data(), .u = u, .v = v, .w = w});
     } else {
-        launch_on_grid(sq::AdvecU2i5<T>{.ut = f_.ut.data(), .u = u, .v = v, .w = w});
-        launch_on_grid(sq::AdvecV2i5<T>{.vt = f_.vt.data(), .u = u, .v = v, .w = w});
+        launch_on_grid(sq::AdvecU2i5<T>{.tend = f_.ut.data(), .u = u, .v = v, .w = w});
+        launch_on_grid(sq::AdvecV2i5<T>{.tend = f_.vt.data(), .u = u, .v = v, .w = w});
         if (has_buoyancy())
             launch_on_grid(sq::AdvecW2i5Buoy<T>{.wt = f_.wt.data(),
                                                 .u = u,
@@ -96,7 +96,7 @@ void Model<T>::advection() {
                                                 .g_over_thref = buoyancy_factor(),
                                                 .thref = buoyancy_reference()});
         else
-            launch_on_grid(sq::AdvecW2i5<T>{.wt = f_.wt.data(), .u = u, .v = v, .w = w});
+            launch_on_grid(sq::AdvecW2i5<T>{.tend = f_.wt.data(), .u = u, .v = v, .w = w});
         if (f_.has_scalar)
             launch_on_grid(
                 sq::AdvecS2i5<T>{.st = f_.st.data(), .s = f_.s.data(), .u = u, .v = v, .w = w});

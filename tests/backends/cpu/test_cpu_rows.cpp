@@ -92,11 +92,12 @@ std::set<std::string> check_all() {
     const T* p = prof.data() + 1; // profiles: dzi, dzhi, rho, rhoh (any positive values)
     std::set<std::string> names;
     names.insert(check_kernel(b, [&](T* out) {
-        return sq::AdvecU2i5<T>{.ut = out,
+        return sq::AdvecU2i5<T>{.tend = out,
                                 .u = u.data(),
                                 .v = v.data(),
                                 .w = w.data(),
                                 .dzi = p,
+                                .dzhi = p,
                                 .rho = p,
                                 .rhoh = p,
                                 .dxi = T(3),
@@ -107,11 +108,12 @@ std::set<std::string> check_all() {
                                 .kend = b.kend};
     }));
     names.insert(check_kernel(b, [&](T* out) {
-        return sq::AdvecV2i5<T>{.vt = out,
+        return sq::AdvecV2i5<T>{.tend = out,
                                 .u = u.data(),
                                 .v = v.data(),
                                 .w = w.data(),
                                 .dzi = p,
+                                .dzhi = p,
                                 .rho = p,
                                 .rhoh = p,
                                 .dxi = T(3),
@@ -122,10 +124,11 @@ std::set<std::string> check_all() {
                                 .kend = b.kend};
     }));
     names.insert(check_kernel(b, [&](T* out) {
-        return sq::AdvecW2i5<T>{.wt = out,
+        return sq::AdvecW2i5<T>{.tend = out,
                                 .u = u.data(),
                                 .v = v.data(),
                                 .w = w.data(),
+                                .dzi = p,
                                 .dzhi = p,
                                 .rho = p,
                                 .rhoh = p,

@@ -20,7 +20,7 @@ namespace squall::gpu::testing {
 template <class F>
 class KernelHarness {
 public:
-    using T = decltype(detail::value_type_of(static_cast<const F*>(nullptr)));
+    using T = sq::precision_t<F>;
 
     KernelHarness(const TestGrid& g, uint32_t seed, sq::Range3 range)
         : grid_(g), range_(range), host_(blank_kernel<F>(g)), dev_(host_) {

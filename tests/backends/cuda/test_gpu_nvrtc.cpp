@@ -261,7 +261,7 @@ namespace {
 // alignment slack (planes.cuh: PlaneLayout) for `planes`.
 template <class F>
 void check_shared_memory(int& kernels) {
-    using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
+    using T = sq::precision_t<F>;
     const F f = blank_kernel<F>(kGrid);
     const sq::Range3 r = kGrid.range<F>();
     const rt::KernelDef d = gpu::def_for(r, f);

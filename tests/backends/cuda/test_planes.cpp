@@ -50,7 +50,7 @@ struct Counting : P {
 // plane_ring and plane_levels.
 template <class F, class P, int X, int Y, int TY, int RING, int LEVELS>
 Outcome planes_launch(uint32_t seed) {
-    using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
+    using T = sq::precision_t<F>;
     const TestGrid& g = kGrid;
     F f = blank_kernel<F>(g);
     std::vector<std::vector<T>> storage;

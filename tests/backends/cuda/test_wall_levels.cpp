@@ -41,7 +41,7 @@ int changed_points(const F& f, const sq::Range3& r, int w_check) {
 template <class F>
 void check_kernel(F*, int& kernels) {
     if constexpr (sq::wall_levels_of<F>(0) >= 0) {
-        using T = decltype(gpu::detail::value_type_of(static_cast<const F*>(nullptr)));
+        using T = sq::precision_t<F>;
         const TestGrid g{9, 7, 16};
         F f = blank_kernel<F>(g);
         std::vector<std::vector<T>> storage;

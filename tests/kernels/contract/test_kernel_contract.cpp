@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -34,15 +36,19 @@ static_assert(requires(const sq::DiffUVWSmag<double>& f) { f.value(0, 0, 0); } &
 static_assert(sq::contract::Reduction<sq::ValueDz<double>> &&
               !sq::contract::Reduction<sq::AdvecU2<double>>);
 
-// The kernels header defines: its structs with a name.
+// The kernels a header defines: the names its structs' `name` definitions spell out (one
+// per struct, or one per staggering where a template chooses among several).
 int defined_in(const std::string& header) {
     std::ifstream in(std::string(SQUALL_SOURCE_DIR) + "/kernels/" + header);
     EXPECT_TRUE(in) << header;
     std::stringstream text;
     text << in.rdbuf();
-    const std::string s = text.str(), key = "static constexpr const char* name = \"";
+    const std::string s = text.str(), key = "static constexpr const char* name =";
     int n = 0;
-    for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + 1)) ++n;
+    for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + 1)) {
+        const size_t end = s.find(';', at);
+        n += int(std::count(s.begin() + long(at), s.begin() + long(end), '"')) / 2;
+    }
     return n;
 }
 

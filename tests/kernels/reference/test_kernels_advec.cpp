@@ -42,17 +42,11 @@ std::vector<T> run_advec(const RefGrid& g, Loc loc, const Vec& phi, Velocity vel
     if constexpr (requires { kn.st; }) { // scalar kernels name their output st
         kn.st = out.data();
         kn.s = s.data();
-    } else if constexpr (requires { kn.vt; }) { // momentum kernels name it after the component
-        kn.vt = out.data();
-    } else if constexpr (requires { kn.wt; }) {
-        kn.wt = out.data();
-    } else {
-        kn.ut = out.data();
+    } else { // a velocity component's: tend
+        kn.tend = out.data();
     }
-    if constexpr (requires { kn.dzhi; }) // w kernels take dzhi instead of dzi
-        kn.dzhi = m.dzhi.data();
-    else
-        kn.dzi = m.dzi.data();
+    if constexpr (requires { kn.dzhi; }) kn.dzhi = m.dzhi.data(); // w's levels
+    if constexpr (requires { kn.dzi; }) kn.dzi = m.dzi.data();
     if constexpr (requires { kn.kstart; }) { // 2i5 kernels
         kn.kstart = g.kstart;
         kn.kend = g.kend;

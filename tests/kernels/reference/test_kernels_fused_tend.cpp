@@ -65,11 +65,12 @@ void check(bool with_flux, bool with_sponge, bool first = false) {
     const T *u = initial.u.data(), *v = initial.v.data(), *w = initial.w.data();
     const T *th = initial.th.data(), *ev = initial.evisc.data();
     const T *dzi = m.dzi.data(), *dzhi = m.dzhi.data(), *rho = m.rho.data(), *rhoh = m.rhoh.data();
-    run_kernel(sq::AdvecU2i5<T>{.ut = sep.ut.data(),
+    run_kernel(sq::AdvecU2i5<T>{.tend = sep.ut.data(),
                                 .u = u,
                                 .v = v,
                                 .w = w,
                                 .dzi = dzi,
+                                .dzhi = dzhi,
                                 .rho = rho,
                                 .rhoh = rhoh,
                                 .dxi = m.dxi,
@@ -79,11 +80,12 @@ void check(bool with_flux, bool with_sponge, bool first = false) {
                                 .kstart = ks,
                                 .kend = ke},
                g, ks, ke);
-    run_kernel(sq::AdvecV2i5<T>{.vt = sep.vt.data(),
+    run_kernel(sq::AdvecV2i5<T>{.tend = sep.vt.data(),
                                 .u = u,
                                 .v = v,
                                 .w = w,
                                 .dzi = dzi,
+                                .dzhi = dzhi,
                                 .rho = rho,
                                 .rhoh = rhoh,
                                 .dxi = m.dxi,
@@ -231,11 +233,12 @@ void check_const(bool first = false) {
     const T *u = initial.u.data(), *v = initial.v.data(), *w = initial.w.data();
     const T* th = initial.th.data();
     const T *dzi = m.dzi.data(), *dzhi = m.dzhi.data(), *rho = m.rho.data(), *rhoh = m.rhoh.data();
-    run_kernel(sq::AdvecU2<T>{.ut = sep.ut.data(),
+    run_kernel(sq::AdvecU2<T>{.tend = sep.ut.data(),
                               .u = u,
                               .v = v,
                               .w = w,
                               .dzi = dzi,
+                              .dzhi = dzhi,
                               .rho = rho,
                               .rhoh = rhoh,
                               .dxi = m.dxi,
@@ -243,11 +246,12 @@ void check_const(bool first = false) {
                               .jj = m.jj,
                               .kk = m.kk},
                g, ks, ke);
-    run_kernel(sq::AdvecV2<T>{.vt = sep.vt.data(),
+    run_kernel(sq::AdvecV2<T>{.tend = sep.vt.data(),
                               .u = u,
                               .v = v,
                               .w = w,
                               .dzi = dzi,
+                              .dzhi = dzhi,
                               .rho = rho,
                               .rhoh = rhoh,
                               .dxi = m.dxi,

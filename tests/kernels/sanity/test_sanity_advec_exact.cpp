@@ -179,22 +179,24 @@ TYPED_TEST(AdvecSanity, MomentumLinearFieldsExactBothSchemes) {
         const auto u = b.make([&](int i, int j, int) { return a * b.xh(i) + c * b.y(j); });
         const auto v = b.field(T(V0));
         auto ut2 = b.field(), ut5 = b.field();
-        b.apply_c(sq::AdvecU2<T>{.ut = ut2.data(),
+        b.apply_c(sq::AdvecU2<T>{.tend = ut2.data(),
                                  .u = u.data(),
                                  .v = v.data(),
                                  .w = zero.data(),
                                  .dzi = b.dzi.data(),
+                                 .dzhi = b.dzhi.data(),
                                  .rho = b.rho.data(),
                                  .rhoh = b.rhoh.data(),
                                  .dxi = b.dxi,
                                  .dyi = b.dyi,
                                  .jj = b.jj,
                                  .kk = b.kk});
-        b.apply_c(sq::AdvecU2i5<T>{.ut = ut5.data(),
+        b.apply_c(sq::AdvecU2i5<T>{.tend = ut5.data(),
                                    .u = u.data(),
                                    .v = v.data(),
                                    .w = zero.data(),
                                    .dzi = b.dzi.data(),
+                                   .dzhi = b.dzhi.data(),
                                    .rho = b.rho.data(),
                                    .rhoh = b.rhoh.data(),
                                    .dxi = b.dxi,
@@ -214,22 +216,24 @@ TYPED_TEST(AdvecSanity, MomentumLinearFieldsExactBothSchemes) {
     {
         const auto v = b.make([&](int, int j, int) { return a * b.yh(j); });
         auto vt2 = b.field(), vt5 = b.field();
-        b.apply_c(sq::AdvecV2<T>{.vt = vt2.data(),
+        b.apply_c(sq::AdvecV2<T>{.tend = vt2.data(),
                                  .u = zero.data(),
                                  .v = v.data(),
                                  .w = zero.data(),
                                  .dzi = b.dzi.data(),
+                                 .dzhi = b.dzhi.data(),
                                  .rho = b.rho.data(),
                                  .rhoh = b.rhoh.data(),
                                  .dxi = b.dxi,
                                  .dyi = b.dyi,
                                  .jj = b.jj,
                                  .kk = b.kk});
-        b.apply_c(sq::AdvecV2i5<T>{.vt = vt5.data(),
+        b.apply_c(sq::AdvecV2i5<T>{.tend = vt5.data(),
                                    .u = zero.data(),
                                    .v = v.data(),
                                    .w = zero.data(),
                                    .dzi = b.dzi.data(),
+                                   .dzhi = b.dzhi.data(),
                                    .rho = b.rho.data(),
                                    .rhoh = b.rhoh.data(),
                                    .dxi = b.dxi,
@@ -248,10 +252,11 @@ TYPED_TEST(AdvecSanity, MomentumLinearFieldsExactBothSchemes) {
     {
         const auto w = b.make([&](int, int, int k) { return a * b.zhd[k]; });
         auto wt2 = b.field(), wt5 = b.field();
-        b.apply_w(sq::AdvecW2<T>{.wt = wt2.data(),
+        b.apply_w(sq::AdvecW2<T>{.tend = wt2.data(),
                                  .u = zero.data(),
                                  .v = zero.data(),
                                  .w = w.data(),
+                                 .dzi = b.dzi.data(),
                                  .dzhi = b.dzhi.data(),
                                  .rho = b.rho.data(),
                                  .rhoh = b.rhoh.data(),
@@ -259,10 +264,11 @@ TYPED_TEST(AdvecSanity, MomentumLinearFieldsExactBothSchemes) {
                                  .dyi = b.dyi,
                                  .jj = b.jj,
                                  .kk = b.kk});
-        b.apply_w(sq::AdvecW2i5<T>{.wt = wt5.data(),
+        b.apply_w(sq::AdvecW2i5<T>{.tend = wt5.data(),
                                    .u = zero.data(),
                                    .v = zero.data(),
                                    .w = w.data(),
+                                   .dzi = b.dzi.data(),
                                    .dzhi = b.dzhi.data(),
                                    .rho = b.rho.data(),
                                    .rhoh = b.rhoh.data(),
