@@ -115,7 +115,6 @@ SQ_HD T advec_z_2i5_w(const P& wp, int kk, int k, int kstart, int kend, const T*
 SQ_HD constexpr PlaneInput plane_advected_2i5() {
     return {-3, 3, -3, 3, 0, 0, -3, 3};
 }
-enum class Axis { x, y, z, none };
 // An advecting velocity, the component along `face`, for a variable staggered along `stag`
 // (none: a scalar): read at both faces of the cell along `face` (0..1) and, where interp2
 // averages it to the staggered point, at -1..0 along `stag`; off the point's column only.

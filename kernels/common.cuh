@@ -54,6 +54,10 @@ SQ_HD int index3(int i, int j, int k, int jj, int kk) {
     return i + j * jj + k * kk;
 }
 
+// The axes: kernels of a staggered variable are templates on the axis it is staggered along
+// (none: a centred variable).
+enum class Axis { x, y, z, none };
+
 // A field with its strides, in the spirit of AMReX's Array4: f(i, j, k) is the element at
 // (i, j, k), for kernels that address one field at several points (the y halos).
 template <class P>

@@ -132,13 +132,17 @@ struct EviscSmag {
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 
-// u at the west face: normal term with K at the centres i-1/i, cross terms with K on edges.
-template <typename T>
-struct DiffUSmag {
-    static constexpr const char* name = "diff_u_smag";
+// u at the west face (Stag x) or v at the south face (Stag y), one the other's mirror with x
+// and y exchanged: the normal term along the component's own axis with K at the two
+// centres beside its face, the cross terms with K on the edges (each edge's four centres
+// summed in x, y, z order, as edge_avg takes them).
+template <typename T, Axis Stag>
+struct DiffHorSmag {
+    static_assert(Stag == Axis::x || Stag == Axis::y);
+    static constexpr const char* name = Stag == Axis::x ? "diff_u_smag" : "diff_v_smag";
     // The wall fluxes replace the stencil at kstart, kend-1.
     static constexpr Traits traits{.wall_levels = 1};
-    T* SQ_RESTRICT ut;
+    T* SQ_RESTRICT tend; // ut or vt, added to
     const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
     const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
     T dxi, dyi, nu;
@@ -148,7 +152,7 @@ struct DiffUSmag {
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD constexpr void declare(D& d) const {
-        d.field(SQ_ARG(ut), sq::Use::inout);
+        d.field(SQ_ARG(tend), sq::Use::inout);
         d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(nu)).planes(SQ_ARG(fluxbot), SQ_ARG(fluxtop));
@@ -157,75 +161,47 @@ struct DiffUSmag {
 
     SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, evisc, i, j, k); }
     // u, v, w, evisc: the inputs, as pointers or accessors (DiffUVWSmag::value_with).
+    // a is the diffused component, b the other horizontal one; s and o their axes' strides,
+    // dsi and doi their inverse spacings.
     template <class P>
     SQ_HD T value_at(const P& u, const P& v, const P& w, const P& evisc, int i, int j,
                      int k) const {
+        constexpr bool on_x = Stag == Axis::x;
+        const int s = on_x ? 1 : jj, o = on_x ? jj : 1;
+        const T dsi = on_x ? dxi : dyi, doi = on_x ? dyi : dxi;
+        const P& a = on_x ? u : v;
+        const P& b = on_x ? v : u;
         const int ij = i + j * jj, ijk = ij + k * kk;
         const P e = evisc + ijk;
-        const T ke = e[0] + nu, kw = e[-1] + nu;
-        const T kn = edge_avg<T>(e + jj, 1, jj) + nu, ks = edge_avg<T>(e, 1, jj) + nu;
-        const T kt = edge_avg<T>(e + kk, 1, kk) + nu, kb = edge_avg<T>(e, 1, kk) + nu;
-        const T x = T(2) * dxi * (ke * (u[ijk + 1] - u[ijk]) - kw * (u[ijk] - u[ijk - 1])) * dxi;
-        const T y =
-            dyi * (kn * ((u[ijk + jj] - u[ijk]) * dyi + (v[ijk + jj] - v[ijk + jj - 1]) * dxi) -
-                   ks * ((u[ijk] - u[ijk - jj]) * dyi + (v[ijk] - v[ijk - 1]) * dxi));
+        const T k_hi = e[0] + nu, k_lo = e[-s] + nu;
+        const T ko_hi = edge_avg<T>(e + o, 1, jj) + nu, ko_lo = edge_avg<T>(e, 1, jj) + nu;
+        const T kt = edge_avg<T>(e + kk, s, kk) + nu, kb = edge_avg<T>(e, s, kk) + nu;
+        // Written as the terms along x then y, as each component's own code was: the
+        // compiler then contracts the same products into fused multiply-adds.
+        auto normal = [&] {
+            return T(2) * dsi * (k_hi * (a[ijk + s] - a[ijk]) - k_lo * (a[ijk] - a[ijk - s])) * dsi;
+        };
+        auto cross = [&] {
+            return doi *
+                   (ko_hi * ((a[ijk + o] - a[ijk]) * doi + (b[ijk + o] - b[ijk + o - s]) * dsi) -
+                    ko_lo * ((a[ijk] - a[ijk - o]) * doi + (b[ijk] - b[ijk - s]) * dsi));
+        };
+        const T x = on_x ? normal() : cross();
+        const T y = on_x ? cross() : normal();
         const T g_top =
-            kt * ((u[ijk + kk] - u[ijk]) * dzhi[k + 1] + (w[ijk + kk] - w[ijk + kk - 1]) * dxi);
-        const T g_bot = kb * ((u[ijk] - u[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - 1]) * dxi);
+            kt * ((a[ijk + kk] - a[ijk]) * dzhi[k + 1] + (w[ijk + kk] - w[ijk + kk - s]) * dsi);
+        const T g_bot = kb * ((a[ijk] - a[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - s]) * dsi);
         return x + y +
                diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho,
                                 rhoh);
     }
-    SQ_HD void store(int i, int j, int k, T val) const { ut[i + j * jj + k * kk] += val; }
+    SQ_HD void store(int i, int j, int k, T val) const { tend[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
-
-// v at the south face: mirror of DiffUSmag with x and y exchanged.
 template <typename T>
-struct DiffVSmag {
-    static constexpr const char* name = "diff_v_smag";
-    // The wall fluxes replace the stencil at kstart, kend-1.
-    static constexpr Traits traits{.wall_levels = 1};
-    T* SQ_RESTRICT vt;
-    const T *SQ_RESTRICT u, *SQ_RESTRICT v, *SQ_RESTRICT w, *SQ_RESTRICT evisc;
-    const T *SQ_RESTRICT dzi, *SQ_RESTRICT dzhi, *SQ_RESTRICT rho, *SQ_RESTRICT rhoh;
-    T dxi, dyi, nu;
-    const T *SQ_RESTRICT fluxbot, *SQ_RESTRICT fluxtop;
-    int kstart, kend;
-    int jj, kk;
-    // The one declaration of the members (kernels/declare.cuh).
-    template <class D>
-    SQ_HD constexpr void declare(D& d) const {
-        d.field(SQ_ARG(vt), sq::Use::inout);
-        d.fields(SQ_ARG(u), SQ_ARG(v), SQ_ARG(w), SQ_ARG(evisc));
-        d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
-        d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(nu)).planes(SQ_ARG(fluxbot), SQ_ARG(fluxtop));
-        d.scalars(SQ_ARG(kstart), SQ_ARG(kend), SQ_ARG(jj), SQ_ARG(kk));
-    }
-
-    SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, evisc, i, j, k); }
-    template <class P>
-    SQ_HD T value_at(const P& u, const P& v, const P& w, const P& evisc, int i, int j,
-                     int k) const {
-        const int ij = i + j * jj, ijk = ij + k * kk;
-        const P e = evisc + ijk;
-        const T ke = edge_avg<T>(e + 1, 1, jj) + nu, kw = edge_avg<T>(e, 1, jj) + nu;
-        const T kn = e[0] + nu, ks = e[-jj] + nu;
-        const T kt = edge_avg<T>(e + kk, jj, kk) + nu, kb = edge_avg<T>(e, jj, kk) + nu;
-        const T x =
-            dxi * (ke * ((v[ijk + 1] - v[ijk]) * dxi + (u[ijk + 1] - u[ijk + 1 - jj]) * dyi) -
-                   kw * ((v[ijk] - v[ijk - 1]) * dxi + (u[ijk] - u[ijk - jj]) * dyi));
-        const T y = T(2) * dyi * (kn * (v[ijk + jj] - v[ijk]) - ks * (v[ijk] - v[ijk - jj])) * dyi;
-        const T g_top =
-            kt * ((v[ijk + kk] - v[ijk]) * dzhi[k + 1] + (w[ijk + kk] - w[ijk + kk - jj]) * dyi);
-        const T g_bot = kb * ((v[ijk] - v[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - jj]) * dyi);
-        return x + y +
-               diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho,
-                                rhoh);
-    }
-    SQ_HD void store(int i, int j, int k, T val) const { vt[i + j * jj + k * kk] += val; }
-    SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
-};
+using DiffUSmag = DiffHorSmag<T, Axis::x>;
+template <typename T>
+using DiffVSmag = DiffHorSmag<T, Axis::y>;
 
 // w at the bottom face, called for kstart+1 <= k < kend (the walls are impermeable, so no
 // surface-flux variant). Normal term uses K at the centres k-1/k.

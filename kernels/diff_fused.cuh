@@ -54,7 +54,7 @@ struct DiffUVWSmag {
         T u, v, w;
     };
     SQ_HD DiffUSmag<T> diff_u() const {
-        return {.ut = ut,
+        return {.tend = ut,
                 .u = u,
                 .v = v,
                 .w = w,
@@ -74,7 +74,7 @@ struct DiffUVWSmag {
                 .kk = kk};
     }
     SQ_HD DiffVSmag<T> diff_v() const {
-        return {.vt = vt,
+        return {.tend = vt,
                 .u = u,
                 .v = v,
                 .w = w,

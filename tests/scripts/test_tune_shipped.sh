@@ -39,6 +39,13 @@ grep -q "prune-wisdom --prune" <<<"$out" && fail "a partial run pruned"
 out=$("$script" --dry-run --squall "$squall" --cases couette --prune) || fail "couette dry run exited $?"
 grep -q -- "couette.yaml .*model.tendencies=fused" <<<"$out" && fail "couette tuned with fused kernels"
 grep -q "prune-wisdom --prune" <<<"$out" || fail "--prune ignored"
+# --work: the journals, records and manifest go there and stay, so a stopped run resumes.
+work=$(mktemp -d)
+out=$("$script" --dry-run --squall "$squall" --cases drycbl --work "$work/w") || fail "--work dry run exited $?"
+[[ $(grep " tune " <<<"$out" | grep -c -- "--out $work/w/wisdom --journal $work/w/journal --manifest $work/w/launches.jsonl") -eq 4 ]] ||
+    fail "--work not used by every tune"
+[[ -d $work/w ]] || fail "--work directory removed"
+rm -rf "$work"
 out=$("$script" --dry-run --squall "$squall" --cases "drycbl nosuchcase" 2>&1) && fail "unknown case accepted"
 grep -q "no case cases/nosuchcase.yaml" <<<"$out" || fail "message: $out"
 out=$("$script" --dry-run --precisions half 2>&1) && fail "bad precision accepted"

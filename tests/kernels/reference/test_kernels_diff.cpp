@@ -25,12 +25,10 @@ Comparison check_diff_momentum(const Inputs& in, const Vec& ref, bool with_flux)
     const auto fb = to_t<T>(in.fluxbot), ft = to_t<T>(in.fluxtop);
     auto out = to_t<T>(in.tend0);
     K<T> kn{};
-    if constexpr (requires { kn.vt; }) // the output is named after the component
-        kn.vt = out.data();
-    else if constexpr (requires { kn.wt; })
+    if constexpr (requires { kn.wt; }) // w's output is named after it; u's and v's are tend
         kn.wt = out.data();
     else
-        kn.ut = out.data();
+        kn.tend = out.data();
     kn.u = u.data();
     kn.v = v.data();
     kn.w = w.data();

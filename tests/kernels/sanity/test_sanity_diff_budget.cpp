@@ -31,7 +31,7 @@ TYPED_TEST(DiffSanity, SmagorinskyDomainBudget) {
     const T nu = T(0.01);
     const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
     auto ut = b.field(), vt = b.field(), wt = b.field(), st = b.field();
-    b.apply_c(sq::DiffUSmag<T>{.ut = ut.data(),
+    b.apply_c(sq::DiffUSmag<T>{.tend = ut.data(),
                                .u = u.data(),
                                .v = v.data(),
                                .w = w.data(),
@@ -49,7 +49,7 @@ TYPED_TEST(DiffSanity, SmagorinskyDomainBudget) {
                                .kend = b.kend,
                                .jj = b.jj,
                                .kk = b.kk});
-    b.apply_c(sq::DiffVSmag<T>{.vt = vt.data(),
+    b.apply_c(sq::DiffVSmag<T>{.tend = vt.data(),
                                .u = u.data(),
                                .v = v.data(),
                                .w = w.data(),
@@ -141,7 +141,7 @@ TYPED_TEST(DiffSanity, WallFluxesEnterTheColumnBudget) {
     }
     const T *dzi = b.dzi.data(), *dzhi = b.dzhi.data(), *rho = b.rho.data(), *rhoh = b.rhoh.data();
     auto ut = b.field(), vt = b.field(), st = b.field();
-    b.apply_c(sq::DiffUSmag<T>{.ut = ut.data(),
+    b.apply_c(sq::DiffUSmag<T>{.tend = ut.data(),
                                .u = prof.data(),
                                .v = zero.data(),
                                .w = zero.data(),
@@ -159,7 +159,7 @@ TYPED_TEST(DiffSanity, WallFluxesEnterTheColumnBudget) {
                                .kend = b.kend,
                                .jj = b.jj,
                                .kk = b.kk});
-    b.apply_c(sq::DiffVSmag<T>{.vt = vt.data(),
+    b.apply_c(sq::DiffVSmag<T>{.tend = vt.data(),
                                .u = zero.data(),
                                .v = prof.data(),
                                .w = zero.data(),

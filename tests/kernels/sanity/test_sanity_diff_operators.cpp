@@ -125,7 +125,7 @@ TYPED_TEST(DiffSanity, StressDivergenceIsLaplacianPlusGradDiv) {
                 *rhoh = b.rhoh.data();
         auto us = b.field(), ul = b.field(), vs = b.field(), vl = b.field(), ws = b.field(),
              wl = b.field();
-        b.apply_c(sq::DiffUSmag<T>{.ut = us.data(),
+        b.apply_c(sq::DiffUSmag<T>{.tend = us.data(),
                                    .u = u.data(),
                                    .v = v.data(),
                                    .w = w.data(),
@@ -143,7 +143,7 @@ TYPED_TEST(DiffSanity, StressDivergenceIsLaplacianPlusGradDiv) {
                                    .kend = b.kend,
                                    .jj = b.jj,
                                    .kk = b.kk});
-        b.apply_c(sq::DiffVSmag<T>{.vt = vs.data(),
+        b.apply_c(sq::DiffVSmag<T>{.tend = vs.data(),
                                    .u = u.data(),
                                    .v = v.data(),
                                    .w = w.data(),
@@ -274,7 +274,7 @@ TYPED_TEST(DiffSanity, UniformEviscReducesToConstantDiffusion) {
                             .K = T(E * pr_inv + kappa),
                             .jj = b.jj,
                             .kk = b.kk});
-    b.apply_c(sq::DiffUSmag<T>{.ut = u1.data(),
+    b.apply_c(sq::DiffUSmag<T>{.tend = u1.data(),
                                .u = u.data(),
                                .v = v.data(),
                                .w = w.data(),
@@ -292,7 +292,7 @@ TYPED_TEST(DiffSanity, UniformEviscReducesToConstantDiffusion) {
                                .kend = b.kend,
                                .jj = b.jj,
                                .kk = b.kk});
-    b.apply_c(sq::DiffUSmag<T>{.ut = u2.data(),
+    b.apply_c(sq::DiffUSmag<T>{.tend = u2.data(),
                                .u = u.data(),
                                .v = v.data(),
                                .w = w.data(),
