@@ -138,7 +138,7 @@ int model_fields_3d(const Config& cfg) {
     if (cfg.diff == DiffType::smag2) n3d += runs_fused_tendencies(cfg) ? 1 : 2; // evisc, strain2
     if (runs_scalar_stage_in_tendencies(cfg)) n3d += 1;                         // s_next
     n3d += 2 * int(cfg.scalars.size());                                         // c, ct
-    if (cfg.thermo == ThermoType::moist) n3d += 2;                              // thv, ql
+    if (cfg.thermo == ThermoType::moist) n3d += cfg.stats_every > 0 ? 2 : 1;    // thv, ql
     return n3d;
 }
 

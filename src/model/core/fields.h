@@ -41,9 +41,11 @@ struct Fields {
 
     // with_strain2: the closure passes the strain rate through an array (not the fused
     // StrainEviscSmag); only with with_les. with_scalar_stage: s_next (with with_scalar).
-    // npassive passive scalars; with_thv: the moist thermo's thv and ql.
+    // npassive passive scalars; with_thv: the moist thermo's thv; with_ql: its liquid water,
+    // which only the statistics keep (cross-sections and fields derive theirs into scratch).
     Fields(const GridDims& d, bool with_scalar, bool with_les, bool with_strain2, bool with_surface,
-           bool with_scalar_stage, bool device = false, int npassive = 0, bool with_thv = false)
+           bool with_scalar_stage, bool device = false, int npassive = 0, bool with_thv = false,
+           bool with_ql = false)
         : u(d, device), v(d, device), w(d, device), ut(d, device), vt(d, device), wt(d, device),
           p(d, device), has_scalar(with_scalar), on_device(device), scalars(std::size_t(npassive)) {
         for (PassiveScalar<T>& c : scalars) {
@@ -53,7 +55,8 @@ struct Fields {
             c.fluxbot.assign(n, T(0), device);
             c.dcdz_bot.assign(n, T(0), device);
         }
-        if (with_thv) thv = Field3d<T>(d, device), ql = Field3d<T>(d, device);
+        if (with_thv) thv = Field3d<T>(d, device);
+        if (with_ql) ql = Field3d<T>(d, device);
         if (with_scalar) {
             s = Field3d<T>(d, device);
             st = Field3d<T>(d, device);

@@ -72,7 +72,8 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
       metric_arrays_(g_, on_device_), m_(metric_arrays_.get()),
       f_(g_.d, cfg.thermo != ThermoType::none, cfg.diff == DiffType::smag2,
          !runs_fused_tendencies(cfg), cfg.bc.surface.enabled, runs_scalar_stage_in_tendencies(cfg),
-         on_device_, int(cfg.scalars.size()), cfg.thermo == ThermoType::moist),
+         on_device_, int(cfg.scalars.size()), cfg.thermo == ThermoType::moist,
+         cfg.thermo == ThermoType::moist && cfg.stats_every > 0),
       halo_(g_.d, decomp, on_device_) {
     if (on_device_) {
 #ifdef SQUALL_GPU_MODEL

@@ -261,17 +261,18 @@ TEST(Failsafe, DeviceEstimateFollowsTheTendencies) {
 // The estimates' count of 3-D arrays is what a model of the case allocates, for the
 // separate and the fused kernels, with and without the scalar's stage in them (drycbl:
 // 2i5 with Smagorinsky; drycbl_dns: a sponge kernel keeps the stage in rk_update), and with
-// passive scalars and moist thermodynamics (bomex).
+// passive scalars and moist thermodynamics (bomex; its ql only with statistics).
 TEST(Failsafe, FieldCountIsWhatTheModelAllocates) {
     for (const char* name : {"drycbl", "drycbl_dns", "bomex"})
-        for (const char* t : {"separate", "fused"}) {
-            SCOPED_TRACE(std::string(name) + ", " + t);
-            const Config cfg =
-                load_case(name, {std::string("model.tendencies=") + t, "model.backend=cpu",
-                                 "grid.itot=8", "grid.jtot=8", "grid.ktot=8"});
-            ModelRun<double> run(cfg, MPI_COMM_SELF);
-            EXPECT_EQ(model_fields_3d(cfg), int(run.model->fields().fields_3d().size()));
-        }
+        for (const char* t : {"separate", "fused"})
+            for (const char* stats : {"output.stats_every=60", "output.stats_every=0"}) {
+                SCOPED_TRACE(std::string(name) + ", " + t + ", " + stats);
+                const Config cfg =
+                    load_case(name, {std::string("model.tendencies=") + t, "model.backend=cpu",
+                                     "grid.itot=8", "grid.jtot=8", "grid.ktot=8", stats});
+                ModelRun<double> run(cfg, MPI_COMM_SELF);
+                EXPECT_EQ(model_fields_3d(cfg), int(run.model->fields().fields_3d().size()));
+            }
 }
 
 } // namespace
