@@ -146,15 +146,16 @@ SQ_HD int stride_of(int jj, int kk) {
     return S == Axis::x ? 1 : S == Axis::y ? jj : kk;
 }
 // The advecting velocity c (the component along C) at the low C face of the point at ijk
-// of a variable staggered along Stag: c itself at a centred point; the mean of its two
-// points along C where c is the advected component; else the mean along Stag (c lies on
-// the C faces of the centred cell, the point half a cell further along Stag).
+// of a variable staggered along Stag: c itself at a centred point; else the mean of c's two
+// points along Stag (where c is the advected component, C is Stag: the mean across its
+// own cell; otherwise c lies on the C faces of the centred cell, the point half a cell
+// further along Stag).
 template <typename T, Axis Stag, Axis C, class P>
 SQ_HD T velocity_at_face(const P& c, int ijk, int jj, int kk) {
     if constexpr (Stag == Axis::none)
         return c[ijk];
     else {
-        const int s = stride_of < C == Stag ? C : Stag > (jj, kk);
+        const int s = stride_of<Stag>(jj, kk);
         return interp2<T>(c[ijk - s], c[ijk]);
     }
 }

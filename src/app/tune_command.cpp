@@ -57,8 +57,11 @@ tuner::SessionOptions session_options(const TuneArgs& a) {
 }
 
 void finish(const tuner::Session& s, const TuneArgs& a, const Ranks& r) {
-    if (s.rows().empty()) return;
     const std::string who = r.size > 1 ? fmt::format("rank {}: ", r.rank) : "";
+    if (s.rows().empty()) {
+        if (s.kept()) fmt::print("{}{} kernel(s) kept (--untuned), none tuned\n", who, s.kept());
+        return;
+    }
     fmt::print("\n{}{}", who, tuner::format_table(s.rows()));
     fmt::print("{}{}\n{}wisdom merged into {}\n", who, s.summary(), who, a.out_dir);
     if (a.plot.empty()) return;
@@ -99,7 +102,15 @@ int tune_case(const TuneArgs& a, const Ranks& ranks) {
         const std::string source =
             fmt::format("{} (launch of {})", a.case_file, c.kernel.value("key", std::string("?")));
         if (!session || !session->budget_left()) {
-            if (session) return session->skip(c, source);
+            if (session) {
+                try {
+                    session->skip(c, source);
+                } catch (const std::exception& e) {
+                    ++errors;
+                    rt::log_error("{}: {}", source, e.what());
+                }
+                return;
+            }
             tuner::SessionOptions o = session_options(a);
             o.started = started;
             session = std::make_unique<tuner::Session>(rt, o);
@@ -124,6 +135,14 @@ int tune_case(const TuneArgs& a, const Ranks& ranks) {
     rt::set_capture_sink({});
     std::error_code ec;
     fs::remove_all(run_dir, ec);
+    if (session) {
+        try {
+            session->note_loaded(fmt::format("{} (loaded, not captured)", a.case_file));
+        } catch (const std::exception& e) {
+            ++errors;
+            rt::log_error("{}", e.what());
+        }
+    }
     if (!session) {
         if (a.only.empty())
             rt::log_error("the case launched no tunable kernel on this rank");
@@ -224,8 +243,8 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
                 "keep kernels that already have a squall tune record for this GPU at their size "
                 "(tune only the rest)");
     t->add_option("--manifest", a.manifest,
-                  "append every launch tuned or kept to this file (JSON lines: key, size, "
-                  "source, tuned)");
+                  "append every kernel the case loaded to this file (JSON lines: key, size, "
+                  "device, source, tuned, captured), tuned or not");
     t->add_flag("--exact", a.exact,
                 "accept only outputs bitwise equal to the reference (default: within round-off)");
     t->add_flag("--tolerant", a.tolerant, "within round-off (the default; overrides --exact)");

@@ -86,14 +86,20 @@ void Session::skip(const rt::Capture& c, const std::string& source) {
     note_launch(c.kernel_def().key(), c.problem, source, false);
 }
 
+void Session::note_loaded(const std::string& source) {
+    for (const rt::Runtime::Loaded& l : rt_->loaded_instances())
+        if (!noted_.count(l.name())) note_launch(l.key, l.problem, source, false, false);
+}
+
 void Session::note_launch(const std::string& key, const rt::ProblemSize& p,
-                          const std::string& source, bool tuned) const {
+                          const std::string& source, bool tuned, bool captured) {
     if (o_.manifest.empty()) return;
-    const nlohmann::json j = {{"key", key},
-                              {"problem_size", p.extent},
-                              {"device", rt_->device().name},
-                              {"source", source},
-                              {"tuned", tuned}};
+    const std::string name = rt::Runtime::Loaded{key, p}.name();
+    if (noted_.count(name) && !tuned) return; // noted already
+    noted_.insert(name);
+    const nlohmann::json j = {
+        {"key", key},       {"problem_size", p.extent}, {"device", rt_->device().name},
+        {"source", source}, {"tuned", tuned},           {"captured", captured}};
     std::ofstream out(o_.manifest, std::ios::app);
     out << j.dump() << '\n';
     if (!out) throw std::runtime_error("cannot append to the launch manifest " + o_.manifest);

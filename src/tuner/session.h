@@ -7,6 +7,7 @@
 #include "tuner/report.h"
 
 #include <chrono>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,10 @@ public:
     bool budget_left() const;
     // A launch left untuned because the total budget is spent: only noted in the manifest.
     void skip(const rt::Capture& c, const std::string& source);
+    // Notes in the manifest every instance the runtime loaded that no capture reached (a
+    // kernel launched once, a capture refused), so that its wisdom counts as used.
+    void note_loaded(const std::string& source);
+    size_t kept() const { return kept_; }
     // The strategy and seed of the next tune (and the budget per kernel).
     TuneOptions& search() { return o_.tune; }
 
@@ -79,8 +84,9 @@ private:
     double compile_busy_ = 0, compile_capacity_ = 0; // thread-seconds compiling, available
     size_t compiled_ = 0, evaluations_ = 0, tuned_ = 0, same_program_ = 0, kept_ = 0;
     bool keep_tuned(const rt::Capture& c, const std::string& source);
+    std::set<std::string> noted_; // launches in the manifest, by Loaded::name()
     void note_launch(const std::string& key, const rt::ProblemSize& p, const std::string& source,
-                     bool tuned) const;
+                     bool tuned, bool captured = true);
 };
 
 } // namespace squall::tuner

@@ -31,11 +31,16 @@ tail -3 <<<"$out" | head -1 | grep -q "merge-wisdom" || fail "the merge must com
 tail -2 <<<"$out" | head -1 | grep -q "prune-wisdom --add .* $root/wisdom$" || fail "no manifest fold after the merge"
 tail -1 <<<"$out" | grep -q "prune-wisdom --prune $root/wisdom$" || fail "a full run must prune last"
 grep " tune " <<<"$out" | grep -qv "SQUALL_WISDOM_USER_DIR=" && fail "a tune sees the user wisdom"
+grep " tune " <<<"$out" | grep -qv "SQUALL_WISDOM_PATH= " && fail "a tune sees SQUALL_WISDOM_PATH"
 grep " tune " <<<"$out" | grep -qv "SQUALL_WISDOM_PROJECT_DIR=$root/wisdom " && fail "a tune looks elsewhere for records"
 # One case, --untuned: passed on; no prune unless asked.
 out=$("$script" --dry-run --squall "$squall" --cases drycbl --untuned) || fail "drycbl dry run exited $?"
 [[ $(grep " tune " <<<"$out" | grep -c -- "--untuned") -eq 4 ]] || fail "--untuned not passed to each tune"
 grep -q "prune-wisdom --prune" <<<"$out" && fail "a partial run pruned"
+# Every shipped case in another order is a full run too.
+out=$("$script" --dry-run --squall "$squall" --cases "bomex_512 gabls1_512 drycbl_512 drycbl_256" \
+    --precisions "double float") || fail "reordered dry run exited $?"
+tail -1 <<<"$out" | grep -q "prune-wisdom --prune" || fail "a full run in another order did not prune"
 out=$("$script" --dry-run --squall "$squall" --cases couette --prune) || fail "couette dry run exited $?"
 grep -q -- "couette.yaml .*model.tendencies=fused" <<<"$out" && fail "couette tuned with fused kernels"
 grep -q "prune-wisdom --prune" <<<"$out" || fail "--prune ignored"

@@ -153,11 +153,11 @@ TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
     std::vector<nlohmann::json> lines;
     for (std::string l; std::getline(manifest, l);) lines.push_back(nlohmann::json::parse(l));
     ASSERT_EQ(lines.size(), 3u);
-    for (size_t n = 0; n < 3; ++n) {
-        EXPECT_EQ(lines[n].at("key"), def.key());
-        EXPECT_EQ(lines[n].at("problem_size"), nlohmann::json::array({n, 1, 1}));
-        EXPECT_EQ(lines[n].at("device"), tuning.device().name);
-        EXPECT_EQ(lines[n].at("tuned"), n < 2);
+    for (size_t line = 0; line < 3; ++line) {
+        EXPECT_EQ(lines[line].at("key"), def.key());
+        EXPECT_EQ(lines[line].at("problem_size"), nlohmann::json::array({1 << 24, 1, 1}));
+        EXPECT_EQ(lines[line].at("device"), tuning.device().name);
+        EXPECT_EQ(lines[line].at("tuned"), line < 2);
     }
     fs::remove_all(dir);
 }
