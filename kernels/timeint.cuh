@@ -29,16 +29,17 @@ struct RkUpdate {
     T *SQ_RESTRICT a, *SQ_RESTRICT at;
     T b_dt, a_next;
     int jj, kk;
+    int drop_tendency; // 1: at left unwritten (rk_stage_at)
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout).field(SQ_ARG(at), sq::Use::inout);
-        d.scalars(SQ_ARG(b_dt), SQ_ARG(a_next), SQ_ARG(jj), SQ_ARG(kk));
+        d.scalars(SQ_ARG(b_dt), SQ_ARG(a_next), SQ_ARG(jj), SQ_ARG(kk), SQ_ARG(drop_tendency));
     }
 
     SQ_HD void operator()(int i, int j, int k) const {
         const int ijk = index3(i, j, k, jj, kk);
-        rk_stage(a[ijk], at[ijk], at[ijk], b_dt, a_next);
+        rk_stage_at(a, at, ijk, at[ijk], b_dt, a_next, drop_tendency);
     }
 };
 

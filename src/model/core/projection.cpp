@@ -67,20 +67,25 @@ void Model<T>::pressure_and_update(T b_dt, T a_next) {
 template <typename T>
 void Model<T>::rk_update_scalar(T b_dt, T a_next) {
     const auto& d = g_.d;
+    // As the momentum's (pressure_and_update): after the last stage the fused kernels start
+    // the next step's tendencies from zero, so the zeros need not be written.
+    const int drop = a_next == T(0) && fused_tendencies();
     if (f_.has_scalar && !scalar_stage_in_tendencies())
         launch_interior(d, sq::RkUpdate<T>{.a = f_.s.data(),
                                            .at = f_.st.data(),
                                            .b_dt = b_dt,
                                            .a_next = a_next,
                                            .jj = d.jj,
-                                           .kk = d.kk});
+                                           .kk = d.kk,
+                                           .drop_tendency = drop});
     for (PassiveScalar<T>& c : f_.scalars)
         launch_interior(d, sq::RkUpdate<T>{.a = c.c.data(),
                                            .at = c.ct.data(),
                                            .b_dt = b_dt,
                                            .a_next = a_next,
                                            .jj = d.jj,
-                                           .kk = d.kk});
+                                           .kk = d.kk,
+                                           .drop_tendency = drop});
 }
 
 // Remove the divergence of the initial velocity field: one projection with dts = 1.

@@ -179,7 +179,8 @@ TEST(GpuDispatch, LaunchAndReductionsThroughLaunchH) {
                            .b_dt = 1.f,
                            .a_next = 0.f,
                            .jj = kGrid.jj(),
-                           .kk = kGrid.kk()};
+                           .kk = kGrid.kk(),
+                           .drop_tendency = 0};
     launch(r, rk); // no data: would fault if it ran
     EXPECT_EQ(b.end_recording(), 1u);
     gpu::deactivate();

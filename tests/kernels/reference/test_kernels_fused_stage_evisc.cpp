@@ -32,7 +32,8 @@ void check_scalar_stage(K with_stage, const RefGrid& g, const State<T>& in, int 
                                .b_dt = b_dt,
                                .a_next = a_next,
                                .jj = plain.jj,
-                               .kk = plain.kk},
+                               .kk = plain.kk,
+                               .drop_tendency = 0},
                g, ks, ke);
     // The stage in the kernel, into s_next.
     std::vector<T> st = st_initial, s_next = poison;

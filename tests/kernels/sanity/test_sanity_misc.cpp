@@ -156,10 +156,27 @@ TYPED_TEST(MiscSanity, RkUpdateArithmetic) {
     using T = TypeParam;
     T a[8] = {}, at[8] = {};
     a[7] = T(2), at[7] = T(3);
-    sq::RkUpdate<T>{.a = a, .at = at, .b_dt = T(0.5), .a_next = T(-5. / 9.), .jj = 2, .kk = 4}(1, 1,
-                                                                                               1);
+    const sq::RkUpdate<T> rk{.a = a,
+                             .at = at,
+                             .b_dt = T(0.5),
+                             .a_next = T(-5. / 9.),
+                             .jj = 2,
+                             .kk = 4,
+                             .drop_tendency = 0};
+    rk(1, 1, 1);
     EXPECT_NEAR(a[7], 3.5, tol<T>(4));
     EXPECT_NEAR(at[7], -5. / 3., tol<T>(2));
+    // The last stage with the tendency dropped: a advances, at is left as it was (kept, it
+    // would be zero).
+    sq::RkUpdate<T> last = rk;
+    last.a_next = T(0), last.drop_tendency = 1;
+    const T at_before = at[7];
+    last(1, 1, 1);
+    EXPECT_NEAR(a[7], 3.5 + 0.5 * (-5. / 3.), tol<T>(4));
+    EXPECT_EQ(at[7], at_before);
+    last.drop_tendency = 0;
+    last(1, 1, 1);
+    EXPECT_EQ(at[7], T(0));
     EXPECT_EQ(a[0], T(0));
 }
 
