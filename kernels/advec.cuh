@@ -145,19 +145,14 @@ template <Axis S>
 SQ_HD int stride_of(int jj, int kk) {
     return S == Axis::x ? 1 : S == Axis::y ? jj : kk;
 }
-// The advecting velocity c (the component along C) at the low C face of the point at ijk
-// of a variable staggered along Stag: c itself at a centred point; else the mean of c's two
-// points along Stag (where c is the advected component, C is Stag: the mean across its
-// own cell; otherwise c lies on the C faces of the centred cell, the point half a cell
-// further along Stag).
-template <typename T, Axis Stag, Axis C, class P>
+// The advecting velocity c at the low face, along c's own axis, of the point at ijk of a
+// variable staggered along Stag: the mean of c's two points along Stag (where c is the
+// advected component, the mean across its own cell; otherwise c lies on the faces of the
+// centred cell, and the point is half a cell further along Stag).
+template <typename T, Axis Stag, class P>
 SQ_HD T velocity_at_face(const P& c, int ijk, int jj, int kk) {
-    if constexpr (Stag == Axis::none)
-        return c[ijk];
-    else {
-        const int s = stride_of<Stag>(jj, kk);
-        return interp2<T>(c[ijk - s], c[ijk]);
-    }
+    const int s = stride_of<Stag>(jj, kk);
+    return interp2<T>(c[ijk - s], c[ijk]);
 }
 // The planes traversal's inputs of a velocity component's kernel: the component (0), then
 // the other two in x, y, z order (1, 2).
@@ -194,18 +189,15 @@ struct AdvecVel2 {
         d.profiles(SQ_ARG(dzi), SQ_ARG(dzhi), SQ_ARG(rho), SQ_ARG(rhoh));
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
     }
-    template <Axis C>
-    SQ_HD T at_face(const T* c, int ijk) const {
-        return velocity_at_face<T, Stag, C>(c, ijk, jj, kk);
-    }
+    SQ_HD T at_face(const T* c, int ijk) const { return velocity_at_face<T, Stag>(c, ijk, jj, kk); }
 
     SQ_HD T value(int i, int j, int k) const {
         const int ijk = index3(i, j, k, jj, kk);
         const T* a = along<Stag>(u, v, w) + ijk;
-        const T fz_bot = flux2(a, kk, at_face<Axis::z>(w, ijk));
-        const T fz_top = flux2(a + kk, kk, at_face<Axis::z>(w, ijk + kk));
-        return advec_div2(a, 1, at_face<Axis::x>(u, ijk), at_face<Axis::x>(u, ijk + 1), dxi) +
-               advec_div2(a, jj, at_face<Axis::y>(v, ijk), at_face<Axis::y>(v, ijk + jj), dyi) +
+        const T fz_bot = flux2(a, kk, at_face(w, ijk));
+        const T fz_top = flux2(a + kk, kk, at_face(w, ijk + kk));
+        return advec_div2(a, 1, at_face(u, ijk), at_face(u, ijk + 1), dxi) +
+               advec_div2(a, jj, at_face(v, ijk), at_face(v, ijk + jj), dyi) +
                zdiv(fz_bot, fz_top, k);
     }
     // The vertical divergence at the component's level k.
@@ -312,16 +304,16 @@ struct AdvecVel2i5 {
     // from_fluxes the point's value from its six faces' fluxes, as value_at computes it.
     SQ_HD T flux_x(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        return flux5(along<Stag>(u, v, w) + ijk, 1, at_face<Axis::x>(u, ijk));
+        return flux5(along<Stag>(u, v, w) + ijk, 1, at_face(u, ijk));
     }
     SQ_HD T flux_y(int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
-        return flux5(along<Stag>(u, v, w) + ijk, jj, at_face<Axis::y>(v, ijk));
+        return flux5(along<Stag>(u, v, w) + ijk, jj, at_face(v, ijk));
     }
     // w's low z face at level k is the centre k-1.
     SQ_HD T flux_z(int i, int j, int k, int order) const {
         const int ijk = i + j * jj + k * kk;
-        return flux_z_order(along<Stag>(u, v, w) + ijk, kk, at_face<Axis::z>(w, ijk), order);
+        return flux_z_order(along<Stag>(u, v, w) + ijk, kk, at_face(w, ijk), order);
     }
     SQ_HD int order_z(int k) const {
         if constexpr (Stag == Axis::z)
@@ -337,10 +329,10 @@ struct AdvecVel2i5 {
             return advec_from_faces_c(x_lo, x_hi, y_lo, y_hi, z_lo, z_hi, k, dxi, dyi, rho, rhoh,
                                       dzi);
     }
-    // The advecting velocity c at the low C face of the point at ijk.
-    template <Axis C, class P>
+    // The advecting velocity c at its low face of the point at ijk (velocity_at_face).
+    template <class P>
     SQ_HD T at_face(const P& c, int ijk) const {
-        return velocity_at_face<T, Stag, C>(c, ijk, jj, kk);
+        return velocity_at_face<T, Stag>(c, ijk, jj, kk);
     }
 
     SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
@@ -349,9 +341,8 @@ struct AdvecVel2i5 {
     SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const P a = along<Stag>(u, v, w) + ijk;
-        return advec_div5(a, 1, at_face<Axis::x>(u, ijk), at_face<Axis::x>(u, ijk + 1), dxi) +
-               advec_div5(a, jj, at_face<Axis::y>(v, ijk), at_face<Axis::y>(v, ijk + jj), dyi) +
-               z_term(a, w, ijk, k);
+        return advec_div5(a, 1, at_face(u, ijk), at_face(u, ijk + 1), dxi) +
+               advec_div5(a, jj, at_face(v, ijk), at_face(v, ijk + jj), dyi) + z_term(a, w, ijk, k);
     }
     // The vertical term at level k: w advects itself; u and v take w at their cells' faces.
     template <class P>
@@ -359,8 +350,8 @@ struct AdvecVel2i5 {
         if constexpr (Stag == Axis::z)
             return advec_z_2i5_w(a, kk, k, kstart, kend, rho, rhoh, dzhi);
         else
-            return advec_z_2i5_c(a, kk, at_face<Axis::z>(w, ijk), at_face<Axis::z>(w, ijk + kk), k,
-                                 kstart, kend, rho, rhoh, dzi);
+            return advec_z_2i5_c(a, kk, at_face(w, ijk), at_face(w, ijk + kk), k, kstart, kend, rho,
+                                 rhoh, dzi);
     }
     SQ_HD void store(int i, int j, int k, T val) const { tend[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }

@@ -88,7 +88,7 @@ void Session::skip(const rt::Capture& c, const std::string& source) {
 
 void Session::note_loaded(const std::string& source) {
     for (const rt::Runtime::Loaded& l : rt_->loaded_instances())
-        if (!noted_.count(l.name())) note_launch(l.key, l.problem, source, false, false);
+        note_launch(l.key, l.problem, source, false, false); // those noted already are skipped
 }
 
 void Session::note_launch(const std::string& key, const rt::ProblemSize& p,

@@ -26,8 +26,9 @@ struct SessionOptions {
     // Keep a kernel whose wisdom already holds a squall tune record for this device and
     // size (the same search rerun would only replace it), instead of tuning it again.
     bool untuned_only = false;
-    // When set, every launch tuned or kept is appended here as a JSON line: key, size,
-    // source, and whether it was tuned (scripts/tune-shipped lists what the cases launch).
+    // When set, every kernel launched or loaded is appended here once as a JSON line: key,
+    // size, device, source, whether it was tuned and whether a launch was captured
+    // (scripts/tune-shipped lists what the cases launch).
     std::string manifest;
     VerifyPolicy verify;
     TimingOptions timing;
