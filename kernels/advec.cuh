@@ -312,8 +312,7 @@ struct AdvecVel2i5 {
     }
     // w's low z face at level k is the centre k-1.
     SQ_HD T flux_z(int i, int j, int k, int order) const {
-        const int ijk = i + j * jj + k * kk;
-        return flux_z_order(along<Stag>(u, v, w) + ijk, kk, at_face(w, ijk), order);
+        return z_face_at(u, v, w, i + j * jj + k * kk, order);
     }
     SQ_HD int order_z(int k) const {
         if constexpr (Stag == Axis::z)
@@ -322,12 +321,29 @@ struct AdvecVel2i5 {
             return advec_order_face_c(k, kstart, kend);
     }
     SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
+        return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
+               zdiv(z_lo, z_hi, k);
+    }
+    // The vertical divergence at the component's level k from its two z faces' fluxes.
+    SQ_HD T zdiv(T f_lo, T f_hi, int k) const {
         if constexpr (Stag == Axis::z)
-            return advec_div_faces(x_lo, x_hi, dxi) + advec_div_faces(y_lo, y_hi, dyi) +
-                   advec_zdiv_w(z_lo, z_hi, k, rho, rhoh, dzhi);
+            return advec_zdiv_w(f_lo, f_hi, k, rho, rhoh, dzhi);
         else
-            return advec_from_faces_c(x_lo, x_hi, y_lo, y_hi, z_lo, z_hi, k, dxi, dyi, rho, rhoh,
-                                      dzi);
+            return advec_zdiv_c(f_lo, f_hi, k, rho, rhoh, dzi);
+    }
+    // The z-carry form (the planes traversal's plane_carry, backends/cuda/planes.cuh): the
+    // flux through the low z face of the point at ijk, of the given order (order_z(k):
+    // the face above level k is the one below k + 1, so a march computes each once), and
+    // the point's value from its two z faces' fluxes, the sums of value_at.
+    template <class P>
+    SQ_HD T z_face_at(const P& u, const P& v, const P& w, int ijk, int order) const {
+        return flux_z_order(along<Stag>(u, v, w) + ijk, kk, at_face(w, ijk), order);
+    }
+    template <class P>
+    SQ_HD T value_at_z(const P& u, const P& v, const P& w, int i, int j, int k, T z_lo,
+                       T z_hi) const {
+        const int ijk = i + j * jj + k * kk;
+        return xy_terms(along<Stag>(u, v, w) + ijk, u, v, ijk) + zdiv(z_lo, z_hi, k);
     }
     // The advecting velocity c at its low face of the point at ijk (velocity_at_face).
     template <class P>
@@ -341,8 +357,13 @@ struct AdvecVel2i5 {
     SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const P a = along<Stag>(u, v, w) + ijk;
+        return xy_terms(a, u, v, ijk) + z_term(a, w, ijk, k);
+    }
+    // The horizontal terms of the point at ijk (a: the advected component there).
+    template <class P>
+    SQ_HD T xy_terms(const P& a, const P& u, const P& v, int ijk) const {
         return advec_div5(a, 1, at_face(u, ijk), at_face(u, ijk + 1), dxi) +
-               advec_div5(a, jj, at_face(v, ijk), at_face(v, ijk + jj), dyi) + z_term(a, w, ijk, k);
+               advec_div5(a, jj, at_face(v, ijk), at_face(v, ijk + jj), dyi);
     }
     // The vertical term at level k: w advects itself; u and v take w at their cells' faces.
     template <class P>

@@ -161,12 +161,29 @@ struct DiffHorSmag {
 
     SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, evisc, i, j, k); }
     // u, v, w, evisc: the inputs, as pointers or accessors (DiffUVWSmag::value_with).
-    // a is the diffused component, b the other horizontal one; s and o their axes' strides,
-    // dsi and doi their inverse spacings.
     template <class P>
     SQ_HD T value_at(const P& u, const P& v, const P& w, const P& evisc, int i, int j,
                      int k) const {
-        constexpr bool on_x = Stag == Axis::x;
+        const int ijk = i + j * jj + k * kk;
+        return value_at_z(u, v, w, evisc, i, j, k, z_face_at(u, v, w, evisc, ijk, k),
+                          z_face_at(u, v, w, evisc, ijk + kk, k + 1));
+    }
+    // a is the diffused component, b the other horizontal one; s and o their axes' strides,
+    // dsi and doi their inverse spacings.
+    static constexpr bool on_x = Stag == Axis::x;
+    // K (da/dz + dw/ds) at the low z face of the point at ijk (level k): the xz (u) or yz (v) edge,
+    // K averaged over its four centres. Also the z-carry form's face (AdvecVel2i5::z_face_at).
+    template <class P>
+    SQ_HD T z_face_at(const P& u, const P& v, const P& w, const P& evisc, int ijk, int k) const {
+        const P& a = on_x ? u : v;
+        const int s = on_x ? 1 : jj;
+        const T kb = edge_avg<T>(evisc + ijk, s, kk) + nu;
+        return kb * ((a[ijk] - a[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - s]) * (on_x ? dxi : dyi));
+    }
+    // The point's value from its two z faces' values (z_face_at at k and k + 1).
+    template <class P>
+    SQ_HD T value_at_z(const P& u, const P& v, const P&, const P& evisc, int i, int j, int k,
+                       T g_bot, T g_top) const {
         const int s = on_x ? 1 : jj, o = on_x ? jj : 1;
         const T dsi = on_x ? dxi : dyi, doi = on_x ? dyi : dxi;
         const P& a = on_x ? u : v;
@@ -175,7 +192,6 @@ struct DiffHorSmag {
         const P e = evisc + ijk;
         const T k_hi = e[0] + nu, k_lo = e[-s] + nu;
         const T ko_hi = edge_avg<T>(e + o, 1, jj) + nu, ko_lo = edge_avg<T>(e, 1, jj) + nu;
-        const T kt = edge_avg<T>(e + kk, s, kk) + nu, kb = edge_avg<T>(e, s, kk) + nu;
         // Written as the terms along x then y, as each component's own code was: the
         // compiler then contracts the same products into fused multiply-adds.
         auto normal = [&] {
@@ -188,9 +204,6 @@ struct DiffHorSmag {
         };
         const T x = on_x ? normal() : cross();
         const T y = on_x ? cross() : normal();
-        const T g_top =
-            kt * ((a[ijk + kk] - a[ijk]) * dzhi[k + 1] + (w[ijk + kk] - w[ijk + kk - s]) * dsi);
-        const T g_bot = kb * ((a[ijk] - a[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - s]) * dsi);
         return x + y +
                diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho,
                                 rhoh);
@@ -230,10 +243,16 @@ struct DiffWSmag {
     SQ_HD T value_at(const P& u, const P& v, const P& w, const P& evisc, int i, int j,
                      int k) const {
         const int ijk = i + j * jj + k * kk;
+        return value_at_z(u, v, w, evisc, i, j, k, z_face_at(u, v, w, evisc, ijk, k),
+                          z_face_at(u, v, w, evisc, ijk + kk, k + 1));
+    }
+    template <class P>
+    SQ_HD T value_at_z(const P& u, const P& v, const P& w, const P& evisc, int i, int j, int k,
+                       T g_bot, T g_top) const {
+        const int ijk = i + j * jj + k * kk;
         const P e = evisc + ijk;
         const T ke = edge_avg<T>(e + 1, 1, kk) + nu, kw = edge_avg<T>(e, 1, kk) + nu;
         const T kn = edge_avg<T>(e + jj, jj, kk) + nu, ks = edge_avg<T>(e, jj, kk) + nu;
-        const T kt = e[0] + nu, kb = e[-kk] + nu;
         const T x =
             dxi * (ke * ((w[ijk + 1] - w[ijk]) * dxi + (u[ijk + 1] - u[ijk + 1 - kk]) * dzhi[k]) -
                    kw * ((w[ijk] - w[ijk - 1]) * dxi + (u[ijk] - u[ijk - kk]) * dzhi[k]));
@@ -241,9 +260,13 @@ struct DiffWSmag {
             dyi *
             (kn * ((w[ijk + jj] - w[ijk]) * dyi + (v[ijk + jj] - v[ijk + jj - kk]) * dzhi[k]) -
              ks * ((w[ijk] - w[ijk - jj]) * dyi + (v[ijk] - v[ijk - kk]) * dzhi[k]));
-        const T g_top = T(2) * kt * (w[ijk + kk] - w[ijk]) * dzi[k];
-        const T g_bot = T(2) * kb * (w[ijk] - w[ijk - kk]) * dzi[k - 1];
         return x + y + diff_zdiv_w(g_bot, g_top, k, dzhi, rho, rhoh);
+    }
+    // 2 K dw/dz at the low z face of the point at ijk (level k), the centre k - 1 (the z-carry
+    // form's face, as DiffHorSmag::z_face_at).
+    template <class P>
+    SQ_HD T z_face_at(const P&, const P&, const P& w, const P& evisc, int ijk, int k) const {
+        return T(2) * (evisc[ijk - kk] + nu) * (w[ijk] - w[ijk - kk]) * dzi[k - 1];
     }
     SQ_HD void store(int i, int j, int k, T val) const { wt[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }

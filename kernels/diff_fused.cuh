@@ -123,6 +123,23 @@ struct DiffUVWSmag {
                 diff_v().value_at(pu, pv, pw, pe, i, j, k),
                 k > kstart ? diff_w().value_at(pu, pv, pw, pe, i, j, k) : T(0)};
     }
+    // The z-carry form's parts (TendUVW2i5Smag): each component's value at the low z face of
+    // the point at ijk, level k (diff_*::z_face_at; w's only above kstart, where its face,
+    // the centre k - 1, lies in the fluid), and the tendencies from the faces at k and k + 1.
+    template <class P>
+    SQ_HD Tendencies z_faces_at(const P& pu, const P& pv, const P& pw, const P& pe, int ijk,
+                                int k) const {
+        return {diff_u().z_face_at(pu, pv, pw, pe, ijk, k),
+                diff_v().z_face_at(pu, pv, pw, pe, ijk, k),
+                k > kstart ? diff_w().z_face_at(pu, pv, pw, pe, ijk, k) : T(0)};
+    }
+    template <class P>
+    SQ_HD Tendencies value_at_z(const P& pu, const P& pv, const P& pw, const P& pe, int i, int j,
+                                int k, const Tendencies& lo, const Tendencies& hi) const {
+        return {diff_u().value_at_z(pu, pv, pw, pe, i, j, k, lo.u, hi.u),
+                diff_v().value_at_z(pu, pv, pw, pe, i, j, k, lo.v, hi.v),
+                k > kstart ? diff_w().value_at_z(pu, pv, pw, pe, i, j, k, lo.w, hi.w) : T(0)};
+    }
     // store's sums with the outputs read ahead (old).
     SQ_HD void plane_store(int i, int j, int k, const T (&old)[3], const Tendencies& val) const {
         const int ijk = i + j * jj + k * kk;

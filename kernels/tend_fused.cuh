@@ -198,26 +198,64 @@ struct TendUVW2i5Smag {
         T damp_u, damp_v;
     };
     SQ_HD Terms value(int i, int j, int k) const {
-        const bool d = damped(k);
-        return {{advec_u().value(i, j, k), advec_v().value(i, j, k),
-                 k > kstart ? advec_w().value(i, j, k) : T(0)},
-                diffusion().value(i, j, k),
-                d ? sponge_u().damping(u[i + j * jj + k * kk], k) : T(0),
-                d ? sponge_v().damping(v[i + j * jj + k * kk], k) : T(0)};
+        return terms({advec_u().value(i, j, k), advec_v().value(i, j, k),
+                      k > kstart ? advec_w().value(i, j, k) : T(0)},
+                     diffusion().value(i, j, k), u, v, i, j, k);
     }
     // value() with accessors for the inputs (the diffusion's indices are this kernel's).
     template <class In>
     SQ_HD Terms value_with(const In& in, int i, int j, int k) const {
         const auto pu = in(0, u), pv = in(1, v), pw = in(2, w);
         const AdvecW2i5Buoy<T> aw = advec_w();
+        return terms({advec_u().value_at(pu, pv, pw, i, j, k),
+                      advec_v().value_at(pu, pv, pw, i, j, k),
+                      k > kstart ? aw.advec().value_at(pu, pv, pw, i, j, k) +
+                                       aw.buoyancy().value_at(in(4, th), i, j, k)
+                                 : T(0)},
+                     diffusion().value_with(in, i, j, k), pu, pv, i, j, k);
+    }
+    // The terms from the parts' values, with the sponge's damping of u and v (pu, pv).
+    template <class P>
+    SQ_HD Terms terms(const Tendencies& advec, const Tendencies& diff, const P& pu, const P& pv,
+                      int i, int j, int k) const {
         const bool d = damped(k);
-        return {{advec_u().value_at(pu, pv, pw, i, j, k), advec_v().value_at(pu, pv, pw, i, j, k),
-                 k > kstart ? aw.advec().value_at(pu, pv, pw, i, j, k) +
-                                  aw.buoyancy().value_at(in(4, th), i, j, k)
-                            : T(0)},
-                diffusion().value_with(in, i, j, k),
-                d ? sponge_u().damping(pu[i + j * jj + k * kk], k) : T(0),
+        return {advec, diff, d ? sponge_u().damping(pu[i + j * jj + k * kk], k) : T(0),
                 d ? sponge_v().damping(pv[i + j * jj + k * kk], k) : T(0)};
+    }
+    // The z-carry form (backends/cuda/planes.cuh, tunable plane_carry): the advection fluxes
+    // and diffusion values through the low z faces of the point's components at level
+    // k + up (up: 0 or 1, the faces below and above level k; w's only above kstart), and
+    // value_with's terms from the faces below (lo) and above (hi) level k. A march computes
+    // each face once, carrying hi up to the next level as its lo.
+    struct ZFaces {
+        Tendencies advec, diff;
+    };
+    template <class In>
+    SQ_HD ZFaces z_faces_with(const In& in, int i, int j, int k, int up) const {
+        const auto pu = in(0, u), pv = in(1, v), pw = in(2, w);
+        // The point at level k + up, indexed from level k's so that PlanePtr splits the offset.
+        const int ijk = i + j * jj + k * kk + up * kk, kf = k + up;
+        const AdvecU2i5<T> au = advec_u();
+        const AdvecV2i5<T> av = advec_v();
+        const AdvecW2i5<T> aw = advec_w().advec();
+        return {{au.z_face_at(pu, pv, pw, ijk, au.order_z(kf)),
+                 av.z_face_at(pu, pv, pw, ijk, av.order_z(kf)),
+                 kf > kstart ? aw.z_face_at(pu, pv, pw, ijk, aw.order_z(kf)) : T(0)},
+                diffusion().z_faces_at(pu, pv, pw, in(3, evisc), ijk, kf)};
+    }
+    template <class In>
+    SQ_HD Terms value_with_z(const In& in, int i, int j, int k, const ZFaces& lo,
+                             const ZFaces& hi) const {
+        const auto pu = in(0, u), pv = in(1, v), pw = in(2, w);
+        const AdvecW2i5Buoy<T> aw = advec_w();
+        return terms({advec_u().value_at_z(pu, pv, pw, i, j, k, lo.advec.u, hi.advec.u),
+                      advec_v().value_at_z(pu, pv, pw, i, j, k, lo.advec.v, hi.advec.v),
+                      k > kstart
+                          ? aw.advec().value_at_z(pu, pv, pw, i, j, k, lo.advec.w, hi.advec.w) +
+                                aw.buoyancy().value_at(in(4, th), i, j, k)
+                          : T(0)},
+                     diffusion().value_at_z(pu, pv, pw, in(3, evisc), i, j, k, lo.diff, hi.diff),
+                     pu, pv, i, j, k);
     }
     // store's sums with the outputs read ahead (old).
     SQ_HD void plane_store(int i, int j, int k, const T (&old)[3], const Terms& val) const {

@@ -32,6 +32,7 @@ struct KernelType {
     };
     std::vector<PlaneBox> plane_boxes{};
     int plane_lookahead = 0, plane_shift = 0;
+    bool plane_carry = false; // F has the z-carry form (tunable plane_carry)
     std::string key() const { return name + "_" + prec; }
     // A declared 3-D kernel takes its members as separate parameters (plus the level count
     // used for capture sizes), so that SQUALL_CAPTURE can describe and save every array;

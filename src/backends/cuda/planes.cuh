@@ -61,6 +61,24 @@ SQ_HD bool plane_reads_outputs(const F&, long) {
     return true;
 }
 
+// The z-carry form (kernels/README.md): F::ZFaces, the values at a point's low z faces that
+// z_faces_with(in, i, j, k, up) computes for level k + up, and value_with_z(in, i, j, k, lo,
+// hi). Under plane_carry a thread keeps each row's faces above level k and hands them to
+// level k + 1 as its faces below, so each z face is computed once instead of twice.
+template <class F>
+concept PlaneCarryForm = requires {
+    typename F::ZFaces;
+};
+struct NoCarry {};
+template <class F, bool CARRY>
+struct PlaneCarry {
+    using type = NoCarry;
+};
+template <class F>
+struct PlaneCarry<F, true> {
+    using type = typename F::ZFaces;
+};
+
 // The nearest multiple count of m to o (|remainder| <= m / 2): splits a flat offset into
 // level, row and column when every part is less than half the stride below it.
 SQ_HD constexpr int plane_nearest(int o, int m) {
@@ -156,9 +174,10 @@ struct PlaneLayout {
 
 // One block's march. X, Y: the tile; TY: rows per thread (the block is X x Y / TY
 // threads); RING: slots; I0, J0: the range's origin; JJ, KK: strides of the fields;
-// FULL: the tiles cover the range exactly, so no point needs a bounds check.
+// FULL: the tiles cover the range exactly, so no point needs a bounds check; CARRY: the
+// z-carry (F's z-carry form).
 template <class F, typename T, int X, int Y, int TY, int RING, int I0, int J0, int JJ, int KK,
-          bool FULL = false>
+          bool FULL = false, bool CARRY = false>
 struct PlaneMarch {
     using L = PlaneLayout<F, X, Y, int(sizeof(T))>;
     static constexpr int inputs = L::inputs;
@@ -198,6 +217,7 @@ struct PlaneMarch {
         int il, jl0;
         T win[TY][inputs][W];
         T next[TY][outputs]; // the outputs at the next level, read a level ahead
+        typename PlaneCarry<F, CARRY>::type carry[TY]; // the z faces above the last level
     };
     SQ_HD bool inside(const Thread& t, int r) const {
         return FULL || (ci + t.il < ni && cj + t.jl0 + r < nj);
@@ -273,7 +293,14 @@ struct PlaneMarch {
                                                   d.zhi,     L::planes_of(q),
                                                   -at[q],    L::width(q) * L::height(q) - at[q]};
             };
-            g.plane_store(i, j, k, old, g.value_with(in, i, j, k));
+            if constexpr (CARRY) {
+                // The faces below: the march's first level computes them, the others carry.
+                const auto lo = kl == 0 ? g.z_faces_with(in, i, j, k, 0) : t.carry[r];
+                t.carry[r] = g.z_faces_with(in, i, j, k, 1);
+                g.plane_store(i, j, k, old, g.value_with_z(in, i, j, k, lo, t.carry[r]));
+            } else {
+                g.plane_store(i, j, k, old, g.value_with(in, i, j, k));
+            }
         }
     }
 };
@@ -283,6 +310,10 @@ struct PlaneMarch {
 // The device side, compiled for the 3-D variants that run the planes traversal (SQ_PLANES,
 // SQ_PLANE_RING and the geometry defines of traverse.cuh).
 #if (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && defined(SQ_3D) && SQ_PLANES
+
+#ifndef SQ_PLANE_CARRY
+#define SQ_PLANE_CARRY 0 // a kernel without the z-carry form
+#endif
 
 namespace sq {
 
@@ -303,7 +334,8 @@ __device__ __forceinline__ void planes_body(const F& g, int nlev,
     using T = precision_t<F>;
     constexpr int ring = SQ_PLANE_RING;
     constexpr bool full = SQ_NI % SQ_BX == 0 && SQ_NJ % (SQ_BY * SQ_TY) == 0;
-    using M = PlaneMarch<F, T, SQ_BX, SQ_BY * SQ_TY, SQ_TY, ring, SQ_I0, SQ_J0, SQ_JJ, SQ_KK, full>;
+    using M = PlaneMarch<F, T, SQ_BX, SQ_BY * SQ_TY, SQ_TY, ring, SQ_I0, SQ_J0, SQ_JJ, SQ_KK, full,
+                         SQ_PLANE_CARRY != 0>;
     constexpr TraverseShape s{SQ_NI, SQ_NJ, SQ_NK, SQ_BX, SQ_BY,   SQ_BZ, SQ_TX, SQ_TY,
                               SQ_TZ, SQ_CX, SQ_CY, SQ_CZ, SQ_PERM, SQ_MY, SQ_MZ, SQ_GROUP};
     int bi, bj, bk;
@@ -335,7 +367,7 @@ __device__ __forceinline__ void planes_body(const F& g, int nlev,
     };
     if (leader)
         for (int p = 0; p < ring - 1 && p <= m.last(); ++p) issue(p);
-    typename M::Thread t{int(threadIdx.x), int(threadIdx.y) * SQ_TY, {}, {}};
+    typename M::Thread t{int(threadIdx.x), int(threadIdx.y) * SQ_TY, {}, {}, {}};
     const T* in[F::plane_inputs];
     g.plane_arrays(in);
     m.begin(t, g, in);

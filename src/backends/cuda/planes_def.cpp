@@ -43,6 +43,17 @@ void add_planes(rt::KernelDef& d, const KernelType& t) {
     // (one row of 256 columns) the planes move is valid but slow, and from a tiled
     // configuration it is invalid until six other parameters are reset with it.
     d.start_point({{"planes", 1}, {"block_x", 64}, {"block_y", 4}, {"blocks_per_sm", 2}});
+    // The z-carry (kernels with the z-carry form, planes.cuh): free when planes == 0, as the
+    // ring and the levels are; a start point of its own, so that every search tries it.
+    if (t.plane_carry) {
+        d.tune("plane_carry", {0, 1}, 0)
+            .define("SQ_PLANE_CARRY", select(P("planes"), P("plane_carry"), 0));
+        d.start_point({{"planes", 1},
+                       {"block_x", 64},
+                       {"block_y", 4},
+                       {"blocks_per_sm", 2},
+                       {"plane_carry", 1}});
+    }
 }
 
 void add_plane_maps(rt::KernelDef& d, const KernelType& t, const Variant& v) {

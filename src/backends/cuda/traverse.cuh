@@ -25,6 +25,7 @@
 //   SQ_DEFER              1: compute the whole tile, then store it (kernels with value/store)
 //   SQ_PLANES SQ_PLANE_RING  1: the planes traversal with a ring of that many levels; the
 //                            block marches SQ_MZ levels
+//   SQ_PLANE_CARRY        1: the march carries the z faces (kernels with the z-carry form)
 //   SQ_FLAT_PARAMS SQ_FLAT_INIT  the kernel's members as parameters, and the aggregate
 //                                initialiser of the struct from them
 // plus SQUALL_LAUNCH_BOUNDS from the runtime (threads, blocks per SM).

@@ -38,6 +38,7 @@ void plane_boxes(KernelType& t) {
         t.plane_boxes.push_back({member, L::width(q), L::height(q)}); // a 0 x 0 tile's box
     }
     t.plane_lookahead = L::lookahead(), t.plane_shift = L::shift();
+    t.plane_carry = sq::PlaneCarryForm<F>;
 }
 
 } // namespace squall::gpu

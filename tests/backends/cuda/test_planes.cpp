@@ -33,22 +33,29 @@ struct Outcome {
     long mismatches = 0, visits_wrong = 0, box_faults = 0;
 };
 
-// P with a count of the points computed (value_with is called once per point).
+// P with a count of the points computed (value_with, or value_with_z under the z-carry, is
+// called once per point).
 template <class P, typename T>
 struct Counting : P {
     std::vector<int>* visits;
     long pad;
+    void visit(int i, int j, int k) const { ++(*visits)[size_t(pad + i + j * kJJ + k * kKK)]; }
     template <class In>
     auto value_with(const In& in, int i, int j, int k) const {
-        ++(*visits)[size_t(pad + i + j * kJJ + k * kKK)];
+        visit(i, j, k);
         return P::value_with(in, i, j, k);
+    }
+    template <class In, class Z>
+    auto value_with_z(const In& in, int i, int j, int k, const Z& lo, const Z& hi) const {
+        visit(i, j, k);
+        return P::value_with_z(in, i, j, k, lo, hi);
     }
 };
 
 // F: the kernel computed; P: the declarations the march uses (F or a variant with other
 // plane inputs). X, Y, TY, RING, LEVELS as the tunables block_x, block_y * tile_y, tile_y,
-// plane_ring and plane_levels.
-template <class F, class P, int X, int Y, int TY, int RING, int LEVELS>
+// plane_ring and plane_levels; CARRY as plane_carry.
+template <class F, class P, int X, int Y, int TY, int RING, int LEVELS, bool CARRY = false>
 Outcome planes_launch(uint32_t seed) {
     using T = sq::precision_t<F>;
     const TestGrid& g = kGrid;
@@ -60,7 +67,7 @@ Outcome planes_launch(uint32_t seed) {
     EXPECT_EQ(r.i0, I0);
     EXPECT_EQ(r.j0, J0);
     const int ni = r.i1 - r.i0, nj = r.j1 - r.j0, nk = r.k1 - r.k0, nlev = r.k1 + 1;
-    using M = sq::PlaneMarch<P, T, X, Y, TY, RING, I0, J0, kJJ, kKK>;
+    using M = sq::PlaneMarch<P, T, X, Y, TY, RING, I0, J0, kJJ, kKK, false, CARRY>;
     using L = typename M::L;
 
     // The direct results (the CPU path, f(i, j, k) at every point), then the outputs put back
@@ -116,7 +123,7 @@ Outcome planes_launch(uint32_t seed) {
                 const M m{ring, ci, cj, ni, nj, r.k0 + ck, std::min(LEVELS, nk - ck), nlev};
                 std::vector<typename M::Thread> threads;
                 for (int ty = 0; ty < Y / TY; ++ty)
-                    for (int tx = 0; tx < X; ++tx) threads.push_back({tx, ty * TY, {}, {}});
+                    for (int tx = 0; tx < X; ++tx) threads.push_back({tx, ty * TY, {}, {}, {}});
                 for (int p = 0; p < RING - 1 && p <= m.last(); ++p) m.issue(p, load);
                 for (auto& t : threads) m.begin(t, counted, in);
                 for (int kl = 0; kl < m.steps; ++kl) {
@@ -143,12 +150,13 @@ using U = sq::AdvecU2i5<T>;
 template <class T>
 using Diff = sq::DiffUVWSmag<T>;
 
-template <class F, int X, int Y, int TY, int RING, int LEVELS>
+template <class F, int X, int Y, int TY, int RING, int LEVELS, bool CARRY = false>
 void expect_exact(uint32_t seed) {
-    const Outcome o = planes_launch<F, F, X, Y, TY, RING, LEVELS>(seed);
+    const Outcome o = planes_launch<F, F, X, Y, TY, RING, LEVELS, CARRY>(seed);
     const std::string what = std::string(F::name) + " " + std::to_string(X) + "x" +
                              std::to_string(Y) + " tile, " + std::to_string(TY) + " rows, ring " +
-                             std::to_string(RING) + ", " + std::to_string(LEVELS) + " levels";
+                             std::to_string(RING) + ", " + std::to_string(LEVELS) + " levels" +
+                             (CARRY ? ", z faces carried" : "");
     EXPECT_EQ(o.mismatches, 0) << what;
     EXPECT_EQ(o.visits_wrong, 0) << what;
     EXPECT_EQ(o.box_faults, 0) << what;
@@ -199,6 +207,19 @@ TEST(Planes, FusedTendenciesMatchTheGlobalFieldsBitForBit) {
     expect_exact<sq::TendUVW2i5Smag<float>, 16, 16, 4, 8, 64>(33);
     expect_exact<sq::TendS2i5Smag<double>, 32, 8, 2, 5, 64>(34);
     expect_exact<sq::TendS2i5Smag<float>, 16, 4, 1, 6, 3>(35);
+}
+
+TEST(Planes, CarriedZFacesMatchTheGlobalFieldsBitForBit) {
+    // The momentum kernel with each z face computed once and carried up the march: marches
+    // that start at the bottom wall, in the middle and end at the top one (the faces' orders
+    // and the wall fluxes change there), one level long, and many rows per thread.
+    using M = sq::TendUVW2i5Smag<double>;
+    expect_exact<M, 16, 4, 1, 6, 7, true>(41);
+    expect_exact<M, 32, 8, 2, 7, 19, true>(42);
+    expect_exact<M, 16, 4, 1, 6, 1, true>(43);
+    expect_exact<M, 16, 16, 4, 6, 2, true>(44);
+    expect_exact<sq::TendUVW2i5Smag<float>, 16, 16, 4, 8, 64, true>(45);
+    expect_exact<sq::TendUVW2i5Smag<float>, 32, 2, 1, 6, 5, true>(46);
 }
 
 // Declarations one point or level short: the march must then differ somewhere.
