@@ -2,34 +2,38 @@
 // Periodic halo exchange as per-point kernels, so that it runs wherever the fields live
 // (launch() on the CPU or the GPU). Not physics: pure copies, bitwise exact.
 // x pass: the igc ghost columns of the interior rows; y pass: the jgc ghost rows over the
-// full icells width, so the corners follow the x pass. Traversal index i (x kernels) or
-// j (y kernels) counts the ghost layer g0 = 0 .. gc-1; nk levels (kcells for fields,
-// 1 for 2-D surface arrays). Packed buffers are ordered (k, j, i), i fastest, matching
+// full icells width, so the corners follow the x pass. Traversal index i (x packing) or
+// j (y kernels) counts the ghost layer g0 = 0 .. gc-1 (the one-rank x wrap takes a whole row
+// per point); nk levels (kcells for fields, 1 for 2-D surface arrays). Packed buffers are ordered (k, j, i), i fastest, matching
 // across ranks: x buffers hold igc*jmax*nk values, y buffers jgc*icells*nk (rows without
 // the padding that aligns them in memory, jj >= icells).
 #include "common.cuh"
 
 namespace sq {
 
-// One rank along x: wrap from the opposite interior edge. Range {0,igc, jstart,jend, 0,nk}.
-// Modular indexing also covers imax < igc.
+// One rank along x: wrap from the opposite interior edge, a whole row (its igc ghosts on
+// both sides) per point. The traversal's first index is the row j and its second the level
+// k: range {jstart,jend, 0,nk, 0,1}, so that neighbouring threads take neighbouring rows (a
+// range igc wide along x left most threads of every block idle). Modular indexing also
+// covers imax < igc.
 template <typename T>
 struct HaloWrapX {
     static constexpr const char* name = "halo_wrap_x";
     T* a;
-    int istart, iend, imax;
+    int istart, iend, imax, igc;
     int jj, kk;
     // The one declaration of the members (kernels/declare.cuh).
     template <class D>
     SQ_HD constexpr void declare(D& d) const {
         d.field(SQ_ARG(a), sq::Use::inout);
-        d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(imax), SQ_ARG(jj), SQ_ARG(kk));
+        d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(imax), SQ_ARG(igc), SQ_ARG(jj), SQ_ARG(kk));
     }
-    SQ_HD void operator()(int g0, int j, int k) const {
+    SQ_HD void operator()(int j, int k, int) const {
         T* row = a + j * jj + k * kk;
-        const int g = g0 + 1;
-        row[istart - g] = row[istart + (imax - g % imax) % imax];
-        row[iend - 1 + g] = row[istart + (g - 1) % imax];
+        for (int g = 1; g <= igc; ++g) {
+            row[istart - g] = row[istart + (imax - g % imax) % imax];
+            row[iend - 1 + g] = row[istart + (g - 1) % imax];
+        }
     }
 };
 

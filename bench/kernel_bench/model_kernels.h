@@ -138,8 +138,10 @@ void add_model_searches(const Options& o, Pool<T>& pool, std::vector<rt::KernelD
     T* const buf = f3(5);
     const T* const recv = f3(6);
     const Output sent_x{pool.f3[5], g.pad() + 2 * nx}, sent_y{pool.f3[5], g.pad() + 2 * ny};
-    add(sq::HaloWrapX<T>{.a = f3(0), .istart = i0, .iend = i1, .imax = g.itot, .jj = jj, .kk = kk},
-        Form::traverse3d, rx, {field0}, 4);
+    add(
+        sq::HaloWrapX<T>{
+            .a = f3(0), .istart = i0, .iend = i1, .imax = g.itot, .igc = gc, .jj = jj, .kk = kk},
+        Form::traverse3d, sq::Range3{j0, j1, 0, nk, 0, 1}, {field0}, 4 * gc);
     add(sq::HaloWrapY<T>{.a = f3(0), .jstart = j0, .jend = j1, .jmax = g.jtot, .jj = jj, .kk = kk},
         Form::traverse3d, ry, {field0}, 4);
     add(sq::HaloPackX<T>{.send_w = buf,

@@ -222,12 +222,14 @@ template <typename T>
 void Halo<T>::exchange_x(T* a, int nk) const {
     const GridDims& d = d_;
     if (decomp_->npx == 1) {
-        launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk}, sq::HaloWrapX<T>{.a = a,
-                                                                             .istart = d.istart,
-                                                                             .iend = d.iend,
-                                                                             .imax = d.imax,
-                                                                             .jj = d.jj,
-                                                                             .kk = d.kk});
+        // A row per point (HaloWrapX): rows along the traversal's first index.
+        launch(sq::Range3{d.jstart, d.jend, 0, nk, 0, 1}, sq::HaloWrapX<T>{.a = a,
+                                                                           .istart = d.istart,
+                                                                           .iend = d.iend,
+                                                                           .imax = d.imax,
+                                                                           .igc = igc,
+                                                                           .jj = d.jj,
+                                                                           .kk = d.kk});
         return;
     }
     sendrecv(pack_x(a, nk), decomp_->west, decomp_->east, 1);

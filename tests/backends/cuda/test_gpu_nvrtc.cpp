@@ -106,11 +106,13 @@ TEST(GpuKernelsNvrtc, PlanesConfigurations) {
     std::vector<Job> defaults, jobs;
     add_defaults(defaults, Kernels3d{}, gpu::Form::traverse3d);
     const rt::DeviceInfo dev = rt::DeviceInfo::for_arch("sm_90");
-    size_t kernels = 0;
+    size_t kernels = 0, carried = 0;
     for (const Job& base : defaults) {
         const rt::ConfigSpace& space = base.def.space();
         if (space.param_index("planes") < 0) continue;
         ++kernels;
+        const bool carry = space.param_index("plane_carry") >= 0;
+        carried += carry;
         const int ring =
             int(space.params()[size_t(space.param_index("plane_ring"))].values.back().as_int());
         const nlohmann::json shapes[] = {{{"planes", 1}, {"block_x", 32}, {"block_y", 8}},
@@ -136,12 +138,20 @@ TEST(GpuKernelsNvrtc, PlanesConfigurations) {
             EXPECT_EQ(base.def.tensor_maps(c, base.problem, dev).size(),
                       base.def.tensor_map_defs().size());
             jobs.push_back({base.def, base.problem, c});
+            if (carry) { // the same march with the z faces carried
+                nlohmann::json jc = j;
+                jc["plane_carry"] = 1;
+                const rt::Config cc = space.config_from_json(jc);
+                ASSERT_TRUE(space.is_valid(cc, base.problem, dev)) << base.def.key() << " " << jc;
+                jobs.push_back({base.def, base.problem, cc});
+            }
         }
         EXPECT_TRUE(base.def.tensor_maps(space.default_config(), base.problem, dev).empty());
     }
     // advec_u/v/w/s_2i5, advec_w_2i5_buoy, diff_uvw_smag, tend_uvw_2i5_smag,
-    // tend_s_2i5_smag; 2 precisions.
+    // tend_s_2i5_smag; 2 precisions. The z-carry form: tend_uvw_2i5_smag.
     EXPECT_EQ(kernels, 16u);
+    EXPECT_EQ(carried, 2u);
     compile_all(jobs);
 }
 

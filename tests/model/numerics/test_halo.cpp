@@ -184,11 +184,12 @@ TEST(Halo, HostExchangeEqualsTheWrapKernels) {
         const int nk = d.kcells - 1; // the top level stays as it is
         Halo<double>(d, decomp).exchange({host[0].data(), host[1].data(), host[2].data()}, nk);
         for (Field3d<double>& a : kern) {
-            launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk},
+            launch(sq::Range3{d.jstart, d.jend, 0, nk, 0, 1},
                    sq::HaloWrapX<double>{.a = a.data(),
                                          .istart = d.istart,
                                          .iend = d.iend,
                                          .imax = d.imax,
+                                         .igc = igc,
                                          .jj = d.jj,
                                          .kk = d.kk});
             launch(sq::Range3{0, d.icells, 0, jgc, 0, nk}, sq::HaloWrapY<double>{.a = a.data(),
