@@ -59,27 +59,37 @@ struct Strain2 {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(jj), SQ_ARG(kk));
     }
 
-    // du/dy + dv/dx at the xy-edge at the south-west corner of centre n.
-    SQ_HD T shear_xy(int n) const { return (u[n] - u[n - jj]) * dyi + (v[n] - v[n - 1]) * dxi; }
+    // du/dy + dv/dx at the xy-edge at the south-west corner of centre n (u, v, w: pointers,
+    // or accessors under the planes traversal, StrainEviscSmag).
+    template <class P>
+    SQ_HD T shear_xy(const P& u, const P& v, int n) const {
+        return (u[n] - u[n - jj]) * dyi + (v[n] - v[n - 1]) * dxi;
+    }
     // du/dz + dw/dx at the xz-edge at the west-bottom corner of centre n (z-spacing dzhi_e).
-    SQ_HD T shear_xz(int n, T dzhi_e) const {
+    template <class P>
+    SQ_HD T shear_xz(const P& u, const P& w, int n, T dzhi_e) const {
         return (u[n] - u[n - kk]) * dzhi_e + (w[n] - w[n - 1]) * dxi;
     }
-    SQ_HD T shear_yz(int n, T dzhi_e) const {
+    template <class P>
+    SQ_HD T shear_yz(const P& v, const P& w, int n, T dzhi_e) const {
         return (v[n] - v[n - kk]) * dzhi_e + (w[n] - w[n - jj]) * dyi;
     }
 
-    SQ_HD T value(int i, int j, int k) const {
-        const int ijk = index3(i, j, k, jj, kk);
+    SQ_HD T value(int i, int j, int k) const { return value_at(u, v, w, i, j, k); }
+    template <class P>
+    SQ_HD T value_at(const P& u, const P& v, const P& w, int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
         const T dzhb = dzhi[k], dzht = dzhi[k + 1];
         const T diag = sqr_((u[ijk + 1] - u[ijk]) * dxi) + sqr_((v[ijk + jj] - v[ijk]) * dyi) +
                        sqr_((w[ijk + kk] - w[ijk]) * dzi[k]);
-        const T xy = sqr_(shear_xy(ijk)) + sqr_(shear_xy(ijk + 1)) + sqr_(shear_xy(ijk + jj)) +
-                     sqr_(shear_xy(ijk + 1 + jj));
-        const T xz = sqr_(shear_xz(ijk, dzhb)) + sqr_(shear_xz(ijk + 1, dzhb)) +
-                     sqr_(shear_xz(ijk + kk, dzht)) + sqr_(shear_xz(ijk + 1 + kk, dzht));
-        const T yz = sqr_(shear_yz(ijk, dzhb)) + sqr_(shear_yz(ijk + jj, dzhb)) +
-                     sqr_(shear_yz(ijk + kk, dzht)) + sqr_(shear_yz(ijk + jj + kk, dzht));
+        const T xy = sqr_(shear_xy(u, v, ijk)) + sqr_(shear_xy(u, v, ijk + 1)) +
+                     sqr_(shear_xy(u, v, ijk + jj)) + sqr_(shear_xy(u, v, ijk + 1 + jj));
+        const T xz = sqr_(shear_xz(u, w, ijk, dzhb)) + sqr_(shear_xz(u, w, ijk + 1, dzhb)) +
+                     sqr_(shear_xz(u, w, ijk + kk, dzht)) +
+                     sqr_(shear_xz(u, w, ijk + 1 + kk, dzht));
+        const T yz = sqr_(shear_yz(v, w, ijk, dzhb)) + sqr_(shear_yz(v, w, ijk + jj, dzhb)) +
+                     sqr_(shear_yz(v, w, ijk + kk, dzht)) +
+                     sqr_(shear_yz(v, w, ijk + jj + kk, dzht));
         return T(2) * (diag + T(0.125) * (xy + xz + yz)) + T(1e-9);
     }
     SQ_HD void store(int i, int j, int k, T val) const { strain2[index3(i, j, k, jj, kk)] = val; }

@@ -208,6 +208,31 @@ struct StrainEviscSmag {
         return viscosity().value_of(strain().value(i, j, k), i, j, k);
     }
     SQ_HD void store(int i, int j, int k, T val) const { viscosity().store(i, j, k, val); }
+
+    // The planes traversal's inputs: the strain's u, v, w (Strain2::value_at: u at x 0..1,
+    // y -1..1, levels -1..1; v mirrored; w at x, y -1..1, levels 0..1). th stays a plain
+    // pointer, read on the point's column (two values per point), since it may be null.
+    static constexpr int plane_inputs = 3;
+    SQ_HD static constexpr PlaneInput plane_input(int n) {
+        return n == 0   ? PlaneInput{0, 1, -1, 1, -1, 1, -1, 1}
+               : n == 1 ? PlaneInput{-1, 1, 0, 1, -1, 1, -1, 1}
+                        : PlaneInput{-1, 1, -1, 1, 0, 1, 0, 1};
+    }
+    SQ_HD void plane_arrays(const T* (&a)[plane_inputs]) const { a[0] = u, a[1] = v, a[2] = w; }
+    // evisc is written, not added to: the march need not read it.
+    static constexpr int plane_outputs = 1;
+    SQ_HD const T* plane_output(int, int i, int j, int k) const {
+        return evisc + i + j * jj + k * kk;
+    }
+    SQ_HD bool reads_outputs() const { return false; }
+    SQ_HD void plane_store(int i, int j, int k, const T (&)[1], T val) const {
+        evisc[i + j * jj + k * kk] = val;
+    }
+    template <class In>
+    SQ_HD T value_with(const In& in, int i, int j, int k) const {
+        return viscosity().value_of(strain().value_at(in(0, u), in(1, v), in(2, w), i, j, k), i, j,
+                                    k);
+    }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
 };
 

@@ -209,6 +209,15 @@ TEST(Planes, FusedTendenciesMatchTheGlobalFieldsBitForBit) {
     expect_exact<sq::TendS2i5Smag<float>, 16, 4, 1, 6, 3>(35);
 }
 
+TEST(Planes, StrainEviscSmagMatchesTheGlobalFieldsBitForBit) {
+    // Three inputs, an output written without being read; th read through its pointer.
+    using S = sq::StrainEviscSmag<double>;
+    expect_exact<S, 16, 4, 1, 4, 7>(51);
+    expect_exact<S, 32, 8, 2, 5, 19>(52);
+    expect_exact<sq::StrainEviscSmag<float>, 16, 16, 4, 6, 64>(53);
+    expect_exact<sq::StrainEviscSmag<float>, 64, 2, 1, 4, 3>(54);
+}
+
 TEST(Planes, CarriedZFacesMatchTheGlobalFieldsBitForBit) {
     // The momentum kernel with each z face computed once and carried up the march: marches
     // that start at the bottom wall, in the middle and end at the top one (the faces' orders
@@ -274,6 +283,16 @@ TEST(Planes, ShortDeclarationsAreCaught) {
     EXPECT_GT((planes_launch<M, Shorten<M, 2, 7, -1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<M, Shorten<M, 3, 3, -1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<M, Shorten<M, 4, 6, 1>, 16, 4, 1, 6, 7>(9).mismatches), 0);
+    // The closure in one pass: u's reach in -y and +x, v's plane levels, w's top plane
+    // level and reach in -x.
+    using SE = sq::StrainEviscSmag<double>;
+    EXPECT_EQ((planes_launch<SE, SE, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<SE, Shorten<SE, 0, 2, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<SE, Shorten<SE, 0, 1, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<SE, Shorten<SE, 1, 4, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<SE, Shorten<SE, 1, 5, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<SE, Shorten<SE, 2, 5, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
+    EXPECT_GT((planes_launch<SE, Shorten<SE, 2, 0, 1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
     using TS = sq::TendS2i5Smag<double>;
     EXPECT_EQ((planes_launch<TS, TS, 16, 4, 1, 5, 7>(9).mismatches), 0);
     EXPECT_GT((planes_launch<TS, Shorten<TS, 4, 7, -1>, 16, 4, 1, 5, 7>(9).mismatches), 0);
