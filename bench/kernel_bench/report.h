@@ -66,9 +66,14 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
                    {"timings", std::move(all)}});
     if (!o.wisdom_dir.empty())
         rt::append_wisdom(o.wisdom_dir, d.key(), d.space(),
-                          rt::WisdomRecord{s.problem, timings[best].config, best_ms * 1e-3,
-                                           t_default * 1e-3, rt::current_provenance(rt.device()),
-                                           "", rt::TuningInfo()});
+                          rt::WisdomRecord{.problem = s.problem,
+                                           .config = timings[best].config,
+                                           .time = best_ms * 1e-3,
+                                           .default_time = t_default * 1e-3,
+                                           .env = rt::current_provenance(rt.device()),
+                                           .origin = "",
+                                           .tuning = rt::TuningInfo(),
+                                           .unnamed_params = {}});
 }
 
 // Written after every size and precision, so a run cut short keeps what it measured.

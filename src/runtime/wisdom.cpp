@@ -348,7 +348,10 @@ json wisdom_record_json(const WisdomRecord& r, const ConfigSpace& space) {
 
 WisdomRecord wisdom_record_from_json(const json& j, const ConfigSpace& space) {
     WisdomRecord r = record_fields_from_json(j);
-    r.config = space.config_from_json(j.at("config"));
+    const json& c = j.at("config");
+    r.config = space.config_from_json(c);
+    for (const auto& p : space.params())
+        if (c.is_object() && !c.contains(p.name)) r.unnamed_params.push_back(p.name);
     return r;
 }
 

@@ -74,6 +74,9 @@ struct WisdomRecord {
     Provenance env;
     std::string origin; // "file:line", for log messages
     TuningInfo tuning;
+    // The space's parameters the record's configuration does not name (they take their
+    // defaults): it was written before they existed, so no search tried them.
+    std::vector<std::string> unnamed_params;
 };
 
 struct WisdomSelection {

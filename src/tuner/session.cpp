@@ -5,6 +5,7 @@
 #include "runtime/wisdom.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -68,12 +69,19 @@ bool Session::budget_left() const {
 }
 
 // With untuned_only: true (and the launch noted as kept) when this device's wisdom has a
-// record of the kernel at exactly this size that squall tune wrote.
+// record of the kernel at exactly this size that squall tune wrote, and that names every
+// parameter of the kernel's space (one written before a tunable existed never tried it).
 bool Session::keep_tuned(const rt::Capture& c, const std::string& source) {
     if (!o_.untuned_only) return false;
     const rt::KernelDef def = c.kernel_def();
     const rt::WisdomSelection sel = rt_->select(def, c.problem);
     if (sel.level != 1 || !sel.record || sel.record->tuning.empty()) return false;
+    if (!sel.record->unnamed_params.empty()) {
+        rt::log_info("{} {}: tuned again, its record in {} predates {}", def.key(),
+                     problem_text(c.problem), sel.record->origin,
+                     fmt::join(sel.record->unnamed_params, ", "));
+        return false;
+    }
     ++kept_;
     rt::log_info("{} {}: kept, tuned by squall tune ({}, {} evaluations) in {}", def.key(),
                  problem_text(c.problem), sel.record->tuning.strategy,

@@ -377,6 +377,27 @@ TEST(Wisdom, RecordWithoutTuningFieldsLoads) {
     EXPECT_FALSE(wisdom_record_json(r, space()).contains("tuning"));
 }
 
+TEST(Wisdom, ParametersARecordDoesNotNameAreListed) {
+    // Written before the space's last parameters existed: they take their defaults, and
+    // the record says which (squall tune --untuned tunes such a kernel again).
+    const std::string partial =
+        R"({"config":{"bx":64},"default_time":6.4e-06,"environment":{"compute_capability":"9.0","date":"2026-11-30T05:24:54Z","device_name":"NVIDIA H200","driver_version":13000,"git_revision":"c84a85d","host":"vm","nvrtc_version":13000},"problem_size":[4,4,16],"time":5.1e-06})";
+    WarningCatcher warnings;
+    Wisdom w;
+    std::istringstream in(std::string(header_line) + "\n" + partial + "\n" + good_line(32) + "\n");
+    w.parse(in, "partial.wisdom", "k", space());
+    ASSERT_EQ(w.records().size(), 2u);
+    EXPECT_TRUE(warnings.messages.empty());
+    const ConfigSpace s = space();
+    std::vector<std::string> unnamed;
+    for (const auto& p : s.params())
+        if (p.name != "bx") unnamed.push_back(p.name);
+    ASSERT_FALSE(unnamed.empty());
+    EXPECT_EQ(w.records()[0].unnamed_params, unnamed);
+    EXPECT_EQ(w.records()[0].config[1], s.default_config()[1]);
+    EXPECT_TRUE(w.records()[1].unnamed_params.empty()) << good_line(32);
+}
+
 TEST(Wisdom, BadTuningFieldsSkipTheRecord) {
     auto with_tuning = [](const std::string& tuning) {
         std::string line = good_line(64);
