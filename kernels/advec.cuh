@@ -436,12 +436,23 @@ struct AdvecS2i5 {
         return flux5(s + ijk, jj, v[ijk]);
     }
     SQ_HD T flux_z(int i, int j, int k, int order) const {
-        const int ijk = i + j * jj + k * kk;
-        return flux_z_order(s + ijk, kk, w[ijk], order);
+        return z_face_at(s, w, i + j * jj + k * kk, order);
     }
     SQ_HD int order_z(int k) const { return advec_order_face_c(k, kstart, kend); }
     SQ_HD T from_fluxes(T x_lo, T x_hi, T y_lo, T y_hi, T z_lo, T z_hi, int, int, int k) const {
         return advec_from_faces_c(x_lo, x_hi, y_lo, y_hi, z_lo, z_hi, k, dxi, dyi, rho, rhoh, dzi);
+    }
+    // The z-carry form's parts (AdvecVel2i5's): the flux through the low z face of the
+    // point at ijk, of the given order, and the point's value from its two z faces' fluxes.
+    template <class P>
+    SQ_HD T z_face_at(const P& s, const P& w, int ijk, int order) const {
+        return flux_z_order(s + ijk, kk, w[ijk], order);
+    }
+    template <class P>
+    SQ_HD T value_at_z(const P& s, const P& u, const P& v, int i, int j, int k, T z_lo,
+                       T z_hi) const {
+        const int ijk = i + j * jj + k * kk;
+        return xy_terms(s + ijk, u, v, ijk) + advec_zdiv_c(z_lo, z_hi, k, rho, rhoh, dzi);
     }
 
     SQ_HD T value(int i, int j, int k) const { return value_at(s, u, v, w, i, j, k); }
@@ -449,9 +460,14 @@ struct AdvecS2i5 {
     SQ_HD T value_at(const P& s, const P& u, const P& v, const P& w, int i, int j, int k) const {
         const int ijk = i + j * jj + k * kk;
         const P a = s + ijk;
-        return advec_div5(a, 1, u[ijk], u[ijk + 1], dxi) +
-               advec_div5(a, jj, v[ijk], v[ijk + jj], dyi) +
+        return xy_terms(a, u, v, ijk) +
                advec_z_2i5_c(a, kk, w[ijk], w[ijk + kk], k, kstart, kend, rho, rhoh, dzi);
+    }
+    // The horizontal terms of the point at ijk (a: s there).
+    template <class P>
+    SQ_HD T xy_terms(const P& a, const P& u, const P& v, int ijk) const {
+        return advec_div5(a, 1, u[ijk], u[ijk + 1], dxi) +
+               advec_div5(a, jj, v[ijk], v[ijk + jj], dyi);
     }
     SQ_HD void store(int i, int j, int k, T val) const { st[i + j * jj + k * kk] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }

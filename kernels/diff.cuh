@@ -315,12 +315,24 @@ struct DiffCSmag {
     // s, evisc: the inputs, as pointers or accessors (TendS2i5Smag's planes traversal).
     template <class P>
     SQ_HD T value_at(const P& s, const P& evisc, int i, int j, int k) const {
+        const int ijk = i + j * jj + k * kk;
+        return value_at_z(s, evisc, i, j, k, z_face_at(s, evisc, ijk, k),
+                          z_face_at(s, evisc, ijk + kk, k + 1));
+    }
+    // K ds/dz at the low z face of the point at ijk (level k); also the z-carry form's face
+    // (DiffHorSmag::z_face_at). The face's K is the mean of the centres below and above it.
+    template <class P>
+    SQ_HD T z_face_at(const P& s, const P& evisc, int ijk, int k) const {
+        const P a = s + ijk;
+        return kh(evisc + ijk, -kk) * (a[0] - a[-kk]) * dzhi[k];
+    }
+    // The point's value from its two z faces' values (z_face_at at k and k + 1).
+    template <class P>
+    SQ_HD T value_at_z(const P& s, const P& evisc, int i, int j, int k, T g_bot, T g_top) const {
         const int ij = i + j * jj, ijk = ij + k * kk;
         const P a = s + ijk, e = evisc + ijk;
         const T x = dxi * dxi * (kh(e, 1) * (a[1] - a[0]) - kh(e, -1) * (a[0] - a[-1]));
         const T y = dyi * dyi * (kh(e, jj) * (a[jj] - a[0]) - kh(e, -jj) * (a[0] - a[-jj]));
-        const T g_top = kh(e, kk) * (a[kk] - a[0]) * dzhi[k + 1];
-        const T g_bot = kh(e, -kk) * (a[0] - a[-kk]) * dzhi[k];
         return x + y +
                diff_zdiv_c_flux(g_bot, g_top, k, ij, kstart, kend, fluxbot, fluxtop, dzi, rho,
                                 rhoh);

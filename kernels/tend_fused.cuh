@@ -368,16 +368,40 @@ struct TendS2i5Smag {
         T s_here; // the scalar at the point (scalar_stage's)
     };
     SQ_HD Terms value(int i, int j, int k) const {
-        const T s_here = s[i + j * jj + k * kk];
-        return {advec().value(i, j, k), diffusion().value(i, j, k),
-                damped(k) ? sponge().damping(s_here, k) : T(0), s_here};
+        return terms(advec().value(i, j, k), diffusion().value(i, j, k), s, i, j, k);
     }
     template <class In>
     SQ_HD Terms value_with(const In& in, int i, int j, int k) const {
         const auto ps = in(0, s);
+        return terms(advec().value_with(in, i, j, k),
+                     diffusion().value_at(ps, in(4, evisc), i, j, k), ps, i, j, k);
+    }
+    // The z-carry form (TendUVW2i5Smag's): the advection flux and the diffusion value at
+    // the low z face of level k + up, and the terms from the faces below and above level k.
+    struct ZFaces {
+        T advec, diff;
+    };
+    template <class In>
+    SQ_HD ZFaces z_faces_with(const In& in, int i, int j, int k, int up) const {
+        const auto ps = in(0, s);
+        const int ijk = i + j * jj + k * kk + up * kk, kf = k + up;
+        const AdvecS2i5<T> a = advec();
+        return {a.z_face_at(ps, in(3, w), ijk, a.order_z(kf)),
+                diffusion().z_face_at(ps, in(4, evisc), ijk, kf)};
+    }
+    template <class In>
+    SQ_HD Terms value_with_z(const In& in, int i, int j, int k, const ZFaces& lo,
+                             const ZFaces& hi) const {
+        const auto ps = in(0, s);
+        return terms(advec().value_at_z(ps, in(1, u), in(2, v), i, j, k, lo.advec, hi.advec),
+                     diffusion().value_at_z(ps, in(4, evisc), i, j, k, lo.diff, hi.diff), ps, i, j,
+                     k);
+    }
+    // The terms from the parts' values, with the sponge's damping and s at the point (ps).
+    template <class P>
+    SQ_HD Terms terms(T advec, T diff, const P& ps, int i, int j, int k) const {
         const T s_here = ps[i + j * jj + k * kk];
-        return {advec().value_with(in, i, j, k), diffusion().value_at(ps, in(4, evisc), i, j, k),
-                damped(k) ? sponge().damping(s_here, k) : T(0), s_here};
+        return {advec, diff, damped(k) ? sponge().damping(s_here, k) : T(0), s_here};
     }
     SQ_HD void plane_store(int i, int j, int k, const T (&old)[1], const Terms& val) const {
         T t = (old[0] + val.advec) + val.diff;

@@ -219,7 +219,7 @@ TEST(Planes, StrainEviscSmagMatchesTheGlobalFieldsBitForBit) {
 }
 
 TEST(Planes, CarriedZFacesMatchTheGlobalFieldsBitForBit) {
-    // The momentum kernel with each z face computed once and carried up the march: marches
+    // The fused kernels with each z face computed once and carried up the march: marches
     // that start at the bottom wall, in the middle and end at the top one (the faces' orders
     // and the wall fluxes change there), one level long, and many rows per thread.
     using M = sq::TendUVW2i5Smag<double>;
@@ -229,6 +229,10 @@ TEST(Planes, CarriedZFacesMatchTheGlobalFieldsBitForBit) {
     expect_exact<M, 16, 16, 4, 6, 2, true>(44);
     expect_exact<sq::TendUVW2i5Smag<float>, 16, 16, 4, 8, 64, true>(45);
     expect_exact<sq::TendUVW2i5Smag<float>, 32, 2, 1, 6, 5, true>(46);
+    // The scalar kernel: one advection flux and one diffusion value per face.
+    expect_exact<sq::TendS2i5Smag<double>, 16, 4, 1, 5, 7, true>(47);
+    expect_exact<sq::TendS2i5Smag<double>, 32, 8, 2, 6, 1, true>(48);
+    expect_exact<sq::TendS2i5Smag<float>, 16, 16, 4, 5, 64, true>(49);
 }
 
 // Declarations one point or level short: the march must then differ somewhere.
