@@ -70,16 +70,20 @@ bool Session::budget_left() const {
 
 // With untuned_only: true (and the launch noted as kept) when this device's wisdom has a
 // record of the kernel at exactly this size that squall tune wrote, and that names every
-// parameter of the kernel's space (one written before a tunable existed never tried it).
-bool Session::keep_tuned(const rt::Capture& c, const std::string& source) {
+// parameter of the kernel's space. One written before a tunable existed never tried it: the
+// kernel is tuned again, from that record's configuration (resume; under --from-default
+// too), so that a short search does not lose what a long one found.
+bool Session::keep_tuned(const rt::Capture& c, const std::string& source,
+                         std::optional<rt::Config>& resume) {
     if (!o_.untuned_only) return false;
     const rt::KernelDef def = c.kernel_def();
     const rt::WisdomSelection sel = rt_->select(def, c.problem);
     if (sel.level != 1 || !sel.record || sel.record->tuning.empty()) return false;
     if (!sel.record->unnamed_params.empty()) {
-        rt::log_info("{} {}: tuned again, its record in {} predates {}", def.key(),
+        rt::log_info("{} {}: tuned again from its record in {}, which predates {}", def.key(),
                      problem_text(c.problem), sel.record->origin,
                      fmt::join(sel.record->unnamed_params, ", "));
+        resume = sel.record->config;
         return false;
     }
     ++kept_;
@@ -115,7 +119,8 @@ void Session::note_launch(const std::string& key, const rt::ProblemSize& p,
 
 void Session::tune(const rt::Capture& c, const std::string& source, size_t still_to_come) {
     check_capture_version(c, source);
-    if (keep_tuned(c, source)) return;
+    std::optional<rt::Config> resume;
+    if (keep_tuned(c, source, resume)) return;
     capture_ += c.take_seconds;
     const auto t0 = std::chrono::steady_clock::now();
     rt::DeviceCapture dc(*rt_, c);
@@ -131,7 +136,10 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
         to.budget.evaluations =
             std::min(to.budget.evaluations > 0 ? to.budget.evaluations : SIZE_MAX,
                      std::max<size_t>(1, o_.total.evaluations - evaluations_));
-    if (!o_.from_default) to.start = rt_->select(def, p).config;
+    if (resume)
+        to.start = *resume;
+    else if (!o_.from_default)
+        to.start = rt_->select(def, p).config;
 
     const std::string data_hash = capture_hash(c);
     JournalHeader h{def.key(),

@@ -7,6 +7,7 @@
 #include "tuner/report.h"
 
 #include <chrono>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -84,7 +85,9 @@ private:
     double wall_ = 0, gpu_wait_ = 0, setup_ = 0, drain_ = 0, capture_ = 0;
     double compile_busy_ = 0, compile_capacity_ = 0; // thread-seconds compiling, available
     size_t compiled_ = 0, evaluations_ = 0, tuned_ = 0, same_program_ = 0, kept_ = 0;
-    bool keep_tuned(const rt::Capture& c, const std::string& source);
+    // resume: set to the record's configuration when the record predates a tunable.
+    bool keep_tuned(const rt::Capture& c, const std::string& source,
+                    std::optional<rt::Config>& resume);
     std::set<std::string> noted_; // launches in the manifest, by Loaded::name()
     void note_launch(const std::string& key, const rt::ProblemSize& p, const std::string& source,
                      bool tuned, bool captured = true);
