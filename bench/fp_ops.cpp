@@ -156,8 +156,8 @@ struct Case {
 
 counted::Ops since(const counted::Ops& a) {
     const counted::Ops& b = counted::ops;
-    return {b.add - a.add, b.mul - a.mul, b.div - a.div, b.sqrt - a.sqrt, b.cmp - a.cmp,
-            b.abs - a.abs};
+    return {b.add - a.add,   b.mul - a.mul, b.div - a.div,
+            b.sqrt - a.sqrt, b.cmp - a.cmp, b.abs - a.abs};
 }
 
 void print(const char* what, const counted::Ops& o) {
@@ -198,8 +198,8 @@ int main() {
     const Scalar s = c.scalar();
     const bool momentum_ok = count("tend_uvw_2i5_smag", m, c, [](const auto& a, const auto& b) {
         return a.advec.u.v == b.advec.u.v && a.advec.v.v == b.advec.v.v &&
-               a.advec.w.v == b.advec.w.v && a.diff.u.v == b.diff.u.v &&
-               a.diff.v.v == b.diff.v.v && a.diff.w.v == b.diff.w.v;
+               a.advec.w.v == b.advec.w.v && a.diff.u.v == b.diff.u.v && a.diff.v.v == b.diff.v.v &&
+               a.diff.w.v == b.diff.w.v;
     });
     const bool scalar_ok = count("tend_s_2i5_smag", s, c, [](const auto& a, const auto& b) {
         return a.advec.v == b.advec.v && a.diff.v == b.diff.v;

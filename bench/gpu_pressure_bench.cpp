@@ -190,7 +190,7 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
             for (const rt::ProblemSize& p : t.problems)
                 rt::append_wisdom(
                     tmp, t.key, *t.space,
-                    {p, t.config, 0, 0, rt::current_provenance(device), "", rt::TuningInfo()});
+                    {p, t.config, 0, 0, rt::current_provenance(device), "", rt::TuningInfo(), {}});
         gpu::activate(o);
         return median(time_solves(grid, decomp, 15));
     };
@@ -252,9 +252,14 @@ void tune(const rt::RuntimeOptions& base, const rt::DeviceInfo& device, int nx, 
         if (!written.insert({all[m], all[m + 1], all[m + 2], all[m + 3]}).second) continue;
         const Tuned& t = tuned[size_t(all[m])];
         rt::append_wisdom(out_dir, t.key, *t.space,
-                          {rt::ProblemSize(all[m + 1], all[m + 2], all[m + 3]), t.config,
-                           t_best * 1e-3, t_default * 1e-3, rt::current_provenance(device), "",
-                           rt::TuningInfo()});
+                          {rt::ProblemSize(all[m + 1], all[m + 2], all[m + 3]),
+                           t.config,
+                           t_best * 1e-3,
+                           t_default * 1e-3,
+                           rt::current_provenance(device),
+                           "",
+                           rt::TuningInfo(),
+                           {}});
     }
     decomp.free();
 }

@@ -178,11 +178,11 @@ struct DiffHorSmag {
         return value_at_z(u, v, w, evisc, i, j, k, z_face_at(u, v, w, evisc, ijk, k),
                           z_face_at(u, v, w, evisc, ijk + kk, k + 1));
     }
-    // a is the diffused component, b the other horizontal one; s and o their axes' strides,
-    // dsi and doi their inverse spacings.
+    // In both functions below a is the diffused component, b the other horizontal one; s and
+    // o their axes' strides, dsi and doi their inverse spacings.
     static constexpr bool on_x = Stag == Axis::x;
-    // K (da/dz + dw/ds) at the low z face of the point at ijk (level k): the xz (u) or yz (v) edge,
-    // K averaged over its four centres. Also the z-carry form's face (AdvecVel2i5::z_face_at).
+    // K (da/dz + dw/ds) at the low z face of the point at ijk (level k): the xz (u) or yz (v)
+    // edge, K averaged over its four centres. Also the z-carry form's face.
     template <class P>
     SQ_HD T z_face_at(const P& u, const P& v, const P& w, const P& evisc, int ijk, int k) const {
         const P& a = on_x ? u : v;

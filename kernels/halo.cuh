@@ -3,10 +3,10 @@
 // (launch() on the CPU or the GPU). Not physics: pure copies, bitwise exact.
 // x pass: the igc ghost columns of the interior rows; y pass: the jgc ghost rows over the
 // full icells width, so the corners follow the x pass. Traversal index i (x packing) or
-// j (y kernels) counts the ghost layer g0 = 0 .. gc-1 (the one-rank x wrap takes a whole row
-// per point); nk levels (kcells for fields, 1 for 2-D surface arrays). Packed buffers are ordered (k, j, i), i fastest, matching
-// across ranks: x buffers hold igc*jmax*nk values, y buffers jgc*icells*nk (rows without
-// the padding that aligns them in memory, jj >= icells).
+// j (y kernels) counts the ghost layer g0 = 0 .. gc-1 (the one-rank x wrap takes a row per
+// point); nk levels (kcells for fields, 1 for 2-D surface arrays). Packed buffers are ordered (k,
+// j, i), i fastest, matching across ranks: x buffers hold igc*jmax*nk values, y buffers
+// jgc*icells*nk (rows without the padding that aligns them in memory, jj >= icells).
 #include "common.cuh"
 
 namespace sq {
@@ -14,11 +14,12 @@ namespace sq {
 // One rank along x: wrap from the opposite interior edge, a whole row (its igc ghosts on
 // both sides) per point. The traversal's first index is the row j and its second the level
 // k: range {jstart,jend, 0,nk, 0,1}, so that neighbouring threads take neighbouring rows (a
-// range igc wide along x left most threads of every block idle). Modular indexing also
-// covers imax < igc.
+// range igc wide along x left most threads of every block idle). The name says so, since
+// records tuned for that range (halo_wrap_x) must not be picked for this one. Modular
+// indexing also covers imax < igc.
 template <typename T>
 struct HaloWrapX {
-    static constexpr const char* name = "halo_wrap_x";
+    static constexpr const char* name = "halo_wrap_x_rows";
     T* a;
     int istart, iend, imax, igc;
     int jj, kk;

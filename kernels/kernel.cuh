@@ -173,13 +173,31 @@ concept FacesComplete = !requires(const F& f) {
                   f.flux_x(0, 0, 0), f.flux_x(0, 0, 0), 0, 0, 0);
 };
 
+// And the z-carry form (backends/cuda/planes.cuh): ZFaces with its two functions, called
+// here with plain pointers for the inputs.
+struct PlainInputs {
+    template <class P>
+    const P* operator()(int, const P* p) const {
+        return p;
+    }
+};
+template <class F>
+concept CarryComplete = !requires {
+    typename F::ZFaces;
+}
+|| requires(const F& f, const typename F::ZFaces& z) {
+    f.z_faces_with(PlainInputs{}, 0, 0, 0, 0);
+    f.value_with_z(PlainInputs{}, 0, 0, 0, z, z);
+};
+
 } // namespace contract
 
 // What every kernel launched on a backend must be.
 template <class F>
 concept Kernel = contract::Named<F> && contract::Declared<F> && contract::TraitsStatedOnce<F> &&
-    (contract::PointForm<F> || contract::ColumnForm<F>)&&contract::TraitsFit<
-        F>&& contract::SplitComplete<F>&& contract::PlanesComplete<F>&& contract::FacesComplete<F>;
+    (contract::PointForm<F> ||
+     contract::ColumnForm<F>)&&contract::TraitsFit<F>&& contract::SplitComplete<F>&& contract::
+        PlanesComplete<F>&& contract::FacesComplete<F>&& contract::CarryComplete<F>;
 
 // sq::Kernel part by part, each failure with its own message (backends/launch.h).
 template <class F>
@@ -196,6 +214,7 @@ constexpr bool check_kernel() {
     static_assert(SplitComplete<F>, "kernel contract: SplitComplete: value() with store()");
     static_assert(PlanesComplete<F>, "kernel contract: PlanesComplete: the planes tables as a set");
     static_assert(FacesComplete<F>, "kernel contract: FacesComplete: the face form as a set");
+    static_assert(CarryComplete<F>, "kernel contract: CarryComplete: the z-carry form as a set");
     return Kernel<F>;
 }
 

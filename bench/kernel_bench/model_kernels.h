@@ -130,7 +130,8 @@ void add_model_searches(const Options& o, Pool<T>& pool, std::vector<rt::KernelD
     add(sq::SurfaceStableLimit<T>{.obuk_inv = s2(5), .z1 = z1, .z0m = z0m, .jj = jj},
         Form::reduce_sum, r2, {}, 1);
     // Halos of a 3-D field (Halo::exchange_x, exchange_y: one rank wraps, several pack,
-    // exchange and unpack). Each halo point moves 4 values (2 sides, read and write).
+    // exchange and unpack). Each halo point moves 4 values (2 sides, read and write); the
+    // x wrap's points are rows of gc halo points.
     const int gc = g.igc, nk = g.kcells(), i0 = g.igc, i1 = g.igc + g.itot, j0 = g.igc,
               j1 = g.igc + g.jtot;
     const sq::Range3 rx{0, gc, j0, j1, 0, nk}, ry{0, g.icells(), 0, gc, 0, nk};

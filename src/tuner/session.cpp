@@ -68,13 +68,31 @@ bool Session::budget_left() const {
            !(o_.total.evaluations > 0 && evaluations_ >= o_.total.evaluations);
 }
 
+rt::ConfigSpace with_new_tunables_tried(const rt::ConfigSpace& space, const rt::Config& from,
+                                        const std::vector<std::string>& unnamed) {
+    rt::ConfigSpace s = space;
+    const auto& params = space.params();
+    for (const std::string& name : unnamed) {
+        const int n = space.param_index(name);
+        if (n < 0) continue;
+        for (const rt::Value& v : params[size_t(n)].values) {
+            if (v == from.values[size_t(n)]) continue;
+            std::vector<std::pair<std::string, rt::Value>> start;
+            for (size_t q = 0; q < params.size(); ++q)
+                start.emplace_back(params[q].name, int(q) == n ? v : from.values[q]);
+            s.add_start(start);
+        }
+    }
+    return s;
+}
+
 // With untuned_only: true (and the launch noted as kept) when this device's wisdom has a
 // record of the kernel at exactly this size that squall tune wrote, and that names every
 // parameter of the kernel's space. One written before a tunable existed never tried it: the
 // kernel is tuned again, from that record's configuration (resume; under --from-default
 // too), so that a short search does not lose what a long one found.
 bool Session::keep_tuned(const rt::Capture& c, const std::string& source,
-                         std::optional<rt::Config>& resume) {
+                         std::optional<rt::WisdomRecord>& resume) {
     if (!o_.untuned_only) return false;
     const rt::KernelDef def = c.kernel_def();
     const rt::WisdomSelection sel = rt_->select(def, c.problem);
@@ -83,7 +101,7 @@ bool Session::keep_tuned(const rt::Capture& c, const std::string& source,
         rt::log_info("{} {}: tuned again from its record in {}, which predates {}", def.key(),
                      problem_text(c.problem), sel.record->origin,
                      fmt::join(sel.record->unnamed_params, ", "));
-        resume = sel.record->config;
+        resume = *sel.record;
         return false;
     }
     ++kept_;
@@ -119,7 +137,7 @@ void Session::note_launch(const std::string& key, const rt::ProblemSize& p,
 
 void Session::tune(const rt::Capture& c, const std::string& source, size_t still_to_come) {
     check_capture_version(c, source);
-    std::optional<rt::Config> resume;
+    std::optional<rt::WisdomRecord> resume;
     if (keep_tuned(c, source, resume)) return;
     capture_ += c.take_seconds;
     const auto t0 = std::chrono::steady_clock::now();
@@ -137,9 +155,12 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
             std::min(to.budget.evaluations > 0 ? to.budget.evaluations : SIZE_MAX,
                      std::max<size_t>(1, o_.total.evaluations - evaluations_));
     if (resume)
-        to.start = *resume;
+        to.start = resume->config;
     else if (!o_.from_default)
         to.start = rt_->select(def, p).config;
+    const rt::ConfigSpace space =
+        resume ? with_new_tunables_tried(def.space(), resume->config, resume->unnamed_params)
+               : def.space();
 
     const std::string data_hash = capture_hash(c);
     JournalHeader h{def.key(),
@@ -166,7 +187,7 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
                                           problem_text(p), to.strategy, to.seed, elapsed());
     line_.start(label);
     if (o_.progress) to.progress = [this](const Progress& pr) { line_.update(pr); };
-    const TuneResult r = tuner::tune(def.space(), p, rt_->device(), evaluator, *journal, to);
+    const TuneResult r = tuner::tune(space, p, rt_->device(), evaluator, *journal, to);
     line_.finish();
 
     wall_ += r.wall, gpu_wait_ += r.gpu_wait, compiled_ += r.compiled, drain_ += r.drain;

@@ -44,6 +44,12 @@ double kernel_seconds(double per_kernel, double total, double total_left, size_t
 // Throws rt::CaptureError, naming `source`, for a capture another squall version wrote.
 void check_capture_version(const rt::Capture& c, const std::string& source);
 
+// The space with start points that try each parameter a record does not name (unnamed),
+// one value at a time from the record's configuration `from`: a kernel tuned again because
+// its record predates some tunables tries them first (Session, --untuned).
+rt::ConfigSpace with_new_tunables_tried(const rt::ConfigSpace& space, const rt::Config& from,
+                                        const std::vector<std::string>& unnamed);
+
 class Session {
 public:
     Session(rt::Runtime& rt, SessionOptions options);
@@ -85,9 +91,9 @@ private:
     double wall_ = 0, gpu_wait_ = 0, setup_ = 0, drain_ = 0, capture_ = 0;
     double compile_busy_ = 0, compile_capacity_ = 0; // thread-seconds compiling, available
     size_t compiled_ = 0, evaluations_ = 0, tuned_ = 0, same_program_ = 0, kept_ = 0;
-    // resume: set to the record's configuration when the record predates a tunable.
+    // resume: set to the record when it predates a tunable.
     bool keep_tuned(const rt::Capture& c, const std::string& source,
-                    std::optional<rt::Config>& resume);
+                    std::optional<rt::WisdomRecord>& resume);
     std::set<std::string> noted_; // launches in the manifest, by Loaded::name()
     void note_launch(const std::string& key, const rt::ProblemSize& p, const std::string& source,
                      bool tuned, bool captured = true);

@@ -558,4 +558,24 @@ TEST(Captures, ACorruptCaptureIsAnErrorNamingTheFile) {
     }
 }
 
+// A record that names a and not b, c: one start per other value of b and of c, each from
+// the record's configuration; the space's own start points stay.
+TEST(Resume, EachUnnamedTunableIsTriedFromTheRecord) {
+    rt::ConfigSpace space;
+    space.add_param("a", {1, 2}, 1);
+    space.add_param("b", {0, 1}, 0);
+    space.add_param("c", {1, 2, 3}, 1);
+    space.add_start({{"a", 2}});
+    rt::Config from = space.default_config();
+    from.values[0] = rt::Value(2);
+    const rt::ConfigSpace s = with_new_tunables_tried(space, from, {"b", "c"});
+    auto config = [&](int a, int b, int c) {
+        return s.config_from_json({{"a", a}, {"b", b}, {"c", c}});
+    };
+    const std::vector<rt::Config> want = {config(2, 0, 1), config(2, 1, 1), config(2, 0, 2),
+                                          config(2, 0, 3)};
+    EXPECT_EQ(s.starts(), want); // the space's own start {a 2} is the record itself here
+    EXPECT_EQ(with_new_tunables_tried(space, from, {}).starts(), space.starts());
+}
+
 } // namespace

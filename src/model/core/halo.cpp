@@ -119,8 +119,8 @@ void Halo<T>::exchange(std::span<T* const> arrays, int nk) const {
 // The copies of HaloWrapX and HaloWrapY (same sources, found the same modular way, so the
 // ghost cells get the same values), as plain loops over the levels of all arrays: per
 // level the x ghosts of the interior rows, then the y ghost rows over the full width.
-// HaloWrapX as a per-point kernel computes three integer remainders per copy and moves 3
-// values per row; here the sources are found once and each level is one task.
+// HaloWrapX as a per-point kernel computes three integer remainders per copy; here the
+// sources are found once and each level is one task.
 template <typename T>
 void Halo<T>::wrap_host(std::span<T* const> arrays, int nk, bool x, bool y) const {
     const auto t0 = std::chrono::steady_clock::now();

@@ -54,14 +54,16 @@ struct Counting : P {
 
 // F: the kernel computed; P: the declarations the march uses (F or a variant with other
 // plane inputs). X, Y, TY, RING, LEVELS as the tunables block_x, block_y * tile_y, tile_y,
-// plane_ring and plane_levels; CARRY as plane_carry.
+// plane_ring and plane_levels; CARRY as plane_carry. adjust (if given) changes the filled
+// kernel (a null wall flux, say).
 template <class F, class P, int X, int Y, int TY, int RING, int LEVELS, bool CARRY = false>
-Outcome planes_launch(uint32_t seed) {
+Outcome planes_launch(uint32_t seed, void (*adjust)(F&) = nullptr) {
     using T = sq::precision_t<F>;
     const TestGrid& g = kGrid;
     F f = blank_kernel<F>(g);
     std::vector<std::vector<T>> storage;
     fill<F, T>(f, g, storage, seed);
+    if (adjust) adjust(f);
     const sq::Range3 r = g.range<F>();
     constexpr int I0 = kGrid.igc, J0 = kGrid.igc;
     EXPECT_EQ(r.i0, I0);
@@ -151,8 +153,8 @@ template <class T>
 using Diff = sq::DiffUVWSmag<T>;
 
 template <class F, int X, int Y, int TY, int RING, int LEVELS, bool CARRY = false>
-void expect_exact(uint32_t seed) {
-    const Outcome o = planes_launch<F, F, X, Y, TY, RING, LEVELS, CARRY>(seed);
+void expect_exact(uint32_t seed, void (*adjust)(F&) = nullptr) {
+    const Outcome o = planes_launch<F, F, X, Y, TY, RING, LEVELS, CARRY>(seed, adjust);
     const std::string what = std::string(F::name) + " " + std::to_string(X) + "x" +
                              std::to_string(Y) + " tile, " + std::to_string(TY) + " rows, ring " +
                              std::to_string(RING) + ", " + std::to_string(LEVELS) + " levels" +
@@ -230,9 +232,17 @@ TEST(Planes, CarriedZFacesMatchTheGlobalFieldsBitForBit) {
     expect_exact<sq::TendUVW2i5Smag<float>, 16, 16, 4, 8, 64, true>(45);
     expect_exact<sq::TendUVW2i5Smag<float>, 32, 2, 1, 6, 5, true>(46);
     // The scalar kernel: one advection flux and one diffusion value per face.
-    expect_exact<sq::TendS2i5Smag<double>, 16, 4, 1, 5, 7, true>(47);
-    expect_exact<sq::TendS2i5Smag<double>, 32, 8, 2, 6, 1, true>(48);
+    using S = sq::TendS2i5Smag<double>;
+    expect_exact<S, 16, 4, 1, 5, 7, true>(47);
+    expect_exact<S, 32, 8, 2, 6, 1, true>(48);
     expect_exact<sq::TendS2i5Smag<float>, 16, 16, 4, 5, 64, true>(49);
+    // Without wall fluxes at the top (the model's usual case) or anywhere (resolved walls):
+    // the carried faces at the walls then enter the results.
+    expect_exact<M, 16, 4, 1, 6, 7, true>(50, [](M& f) { f.ufluxtop = f.vfluxtop = nullptr; });
+    expect_exact<M, 32, 8, 2, 7, 19, true>(
+        51, [](M& f) { f.ufluxtop = f.vfluxtop = f.ufluxbot = f.vfluxbot = nullptr; });
+    expect_exact<S, 16, 4, 1, 5, 7, true>(52, [](S& f) { f.fluxtop = nullptr; });
+    expect_exact<S, 32, 8, 2, 6, 19, true>(53, [](S& f) { f.fluxtop = f.fluxbot = nullptr; });
 }
 
 // Declarations one point or level short: the march must then differ somewhere.

@@ -48,6 +48,11 @@ struct Lift {
 #if defined(CASE_partial_planes)
     static constexpr int plane_inputs = 2; // the planes tables begun, plane_input() missing
 #endif
+#if defined(CASE_partial_carry)
+    struct ZFaces { // the z-carry form begun, z_faces_with() and value_with_z() missing
+        T w;
+    };
+#endif
 };
 
 // A summed reduction.

@@ -31,6 +31,9 @@ static_assert(requires { sq::AdvecU2i5<double>::plane_inputs; } &&
               sq::contract::PlanesComplete<sq::TendUVW2i5Smag<float>>);
 static_assert(requires(const sq::AdvecS2i5<float>& f) { f.flux_x(0, 0, 0); } &&
               sq::contract::FacesComplete<sq::AdvecS2i5<float>>);
+static_assert(requires { typename sq::TendUVW2i5Smag<double>::ZFaces; } &&
+              sq::contract::CarryComplete<sq::TendUVW2i5Smag<double>> &&
+              sq::contract::CarryComplete<sq::TendS2i5Smag<float>>);
 static_assert(requires(const sq::DiffUVWSmag<double>& f) { f.value(0, 0, 0); } &&
               sq::contract::SplitComplete<sq::DiffUVWSmag<double>>);
 static_assert(sq::contract::Reduction<sq::ValueDz<double>> &&
