@@ -2,9 +2,10 @@
 // Periodic halo exchange as per-point kernels, so that it runs wherever the fields live
 // (launch() on the CPU or the GPU). Not physics: pure copies, bitwise exact.
 // x pass: the igc ghost columns of the interior rows; y pass: the jgc ghost rows over the
-// full icells width, so the corners follow the x pass. Traversal index i (x packing) or
-// j (y kernels) counts the ghost layer g0 = 0 .. gc-1 (the one-rank x wrap takes a row per
-// point); nk levels (kcells for fields, 1 for 2-D surface arrays). Packed buffers are ordered (k,
+// full icells width, so the corners follow the x pass. The x kernels take a row (j, k) per
+// point (their traversal's first two indices), the y kernels count the ghost layer
+// g0 = 0 .. gc-1 with their second index; nk levels (kcells for fields, 1 for 2-D surface
+// arrays). Packed buffers are ordered (k,
 // j, i), i fastest, matching across ranks: x buffers hold igc*jmax*nk values, y buffers
 // jgc*icells*nk (rows without the padding that aligns them in memory, jj >= icells).
 #include "common.cuh"
@@ -14,9 +15,9 @@ namespace sq {
 // One rank along x: wrap from the opposite interior edge, a whole row (its igc ghosts on
 // both sides) per point. The traversal's first index is the row j and its second the level
 // k: range {jstart,jend, 0,nk, 0,1}, so that neighbouring threads take neighbouring rows (a
-// range igc wide along x left most threads of every block idle). The name says so, since
-// records tuned for that range (halo_wrap_x) must not be picked for this one. Modular
-// indexing also covers imax < igc.
+// range igc wide along x left most threads of every block idle). The names say so (x
+// kernels end in _rows), since records tuned for that range must not be picked for this
+// one. Modular indexing also covers imax < igc.
 template <typename T>
 struct HaloWrapX {
     static constexpr const char* name = "halo_wrap_x_rows";
@@ -61,11 +62,11 @@ struct HaloWrapY {
     }
 };
 
-// Several ranks along x: the west and east interior columns into send buffers.
-// Range {0,igc, jstart,jend, 0,nk}.
+// Several ranks along x: the west and east interior columns into send buffers, a row per
+// point as HaloWrapX (range {jstart,jend, 0,nk, 0,1}).
 template <typename T>
 struct HaloPackX {
-    static constexpr const char* name = "halo_pack_x";
+    static constexpr const char* name = "halo_pack_x_rows";
     T *send_w, *send_e;
     const T* a;
     int istart, iend, jstart, jmax, igc;
@@ -78,18 +79,20 @@ struct HaloPackX {
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(jstart), SQ_ARG(jmax), SQ_ARG(igc),
                   SQ_ARG(jj), SQ_ARG(kk));
     }
-    SQ_HD void operator()(int i0, int j, int k) const {
-        const int c = i0 + igc * ((j - jstart) + jmax * k);
+    SQ_HD void operator()(int j, int k, int) const {
+        const int c = igc * ((j - jstart) + jmax * k);
         const int row = j * jj + k * kk;
-        send_w[c] = a[istart + i0 + row];
-        send_e[c] = a[iend - igc + i0 + row];
+        for (int i0 = 0; i0 < igc; ++i0) {
+            send_w[c + i0] = a[istart + i0 + row];
+            send_e[c + i0] = a[iend - igc + i0 + row];
+        }
     }
 };
 
 // Received columns into the west and east ghosts. Same range and layout as HaloPackX.
 template <typename T>
 struct HaloUnpackX {
-    static constexpr const char* name = "halo_unpack_x";
+    static constexpr const char* name = "halo_unpack_x_rows";
     T* a;
     const T *recv_w, *recv_e;
     int istart, iend, jstart, jmax, igc;
@@ -101,11 +104,13 @@ struct HaloUnpackX {
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(jstart), SQ_ARG(jmax), SQ_ARG(igc),
                   SQ_ARG(jj), SQ_ARG(kk));
     }
-    SQ_HD void operator()(int i0, int j, int k) const {
-        const int c = i0 + igc * ((j - jstart) + jmax * k);
+    SQ_HD void operator()(int j, int k, int) const {
+        const int c = igc * ((j - jstart) + jmax * k);
         const int row = j * jj + k * kk;
-        a[istart - igc + i0 + row] = recv_w[c];
-        a[iend + i0 + row] = recv_e[c];
+        for (int i0 = 0; i0 < igc; ++i0) {
+            a[istart - igc + i0 + row] = recv_w[c + i0];
+            a[iend + i0 + row] = recv_e[c + i0];
+        }
     }
 };
 

@@ -222,7 +222,7 @@ template <typename T>
 void Halo<T>::exchange_x(T* a, int nk) const {
     const GridDims& d = d_;
     if (decomp_->npx == 1) {
-        // A row per point (HaloWrapX): rows along the traversal's first index.
+        // A row per point (HaloWrapX, as the packing): rows along the traversal's first index.
         launch(sq::Range3{d.jstart, d.jend, 0, nk, 0, 1}, sq::HaloWrapX<T>{.a = a,
                                                                            .istart = d.istart,
                                                                            .iend = d.iend,
@@ -241,16 +241,16 @@ template <typename T>
 int Halo<T>::pack_x(T* a, int nk) const {
     const GridDims& d = d_;
     const int n = igc * d.jmax * nk;
-    launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk}, sq::HaloPackX<T>{.send_w = send_.data(),
-                                                                         .send_e = send_.data() + n,
-                                                                         .a = a,
-                                                                         .istart = d.istart,
-                                                                         .iend = d.iend,
-                                                                         .jstart = d.jstart,
-                                                                         .jmax = d.jmax,
-                                                                         .igc = igc,
-                                                                         .jj = d.jj,
-                                                                         .kk = d.kk});
+    launch(sq::Range3{d.jstart, d.jend, 0, nk, 0, 1}, sq::HaloPackX<T>{.send_w = send_.data(),
+                                                                       .send_e = send_.data() + n,
+                                                                       .a = a,
+                                                                       .istart = d.istart,
+                                                                       .iend = d.iend,
+                                                                       .jstart = d.jstart,
+                                                                       .jmax = d.jmax,
+                                                                       .igc = igc,
+                                                                       .jj = d.jj,
+                                                                       .kk = d.kk});
     return n;
 }
 
@@ -258,17 +258,16 @@ template <typename T>
 void Halo<T>::unpack_x(T* a, int nk) const {
     const GridDims& d = d_;
     const int n = igc * d.jmax * nk;
-    launch(sq::Range3{0, igc, d.jstart, d.jend, 0, nk},
-           sq::HaloUnpackX<T>{.a = a,
-                              .recv_w = recv_.data(),
-                              .recv_e = recv_.data() + n,
-                              .istart = d.istart,
-                              .iend = d.iend,
-                              .jstart = d.jstart,
-                              .jmax = d.jmax,
-                              .igc = igc,
-                              .jj = d.jj,
-                              .kk = d.kk});
+    launch(sq::Range3{d.jstart, d.jend, 0, nk, 0, 1}, sq::HaloUnpackX<T>{.a = a,
+                                                                         .recv_w = recv_.data(),
+                                                                         .recv_e = recv_.data() + n,
+                                                                         .istart = d.istart,
+                                                                         .iend = d.iend,
+                                                                         .jstart = d.jstart,
+                                                                         .jmax = d.jmax,
+                                                                         .igc = igc,
+                                                                         .jj = d.jj,
+                                                                         .kk = d.kk});
 }
 
 template <typename T>
