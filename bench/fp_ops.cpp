@@ -72,7 +72,8 @@ using counted::Num;
 using Momentum = sq::TendUVW2i5Smag<Num>;
 using Scalar = sq::TendS2i5Smag<Num>;
 
-// Random fields on a small grid, the sponge off, the surface fluxes given.
+// Random fields on a small grid, the sponge off, the surface fluxes given. The velocities,
+// evisc and the grid's metrics are shared by both kernels.
 struct Case {
     int itot = 16, jtot = 16, ktot = 32, gc = 3;
     int jj = itot + 2 * gc, kk = jj * (jtot + 2 * gc), nlev = ktot + 2 * gc;
@@ -88,22 +89,26 @@ struct Case {
     Num* field(double lo, double hi) { return array(size_t(kk) * size_t(nlev), lo, hi); }
     Num* profile(double lo, double hi) { return array(size_t(nlev), lo, hi); }
     Num* plane() { return array(size_t(kk), -0.1, 0.1); }
+    const Num *u = field(-2, 2), *v = field(-2, 2), *w = field(-1, 1), *evisc = field(0, 1);
+    const Num *dzi = profile(0.5, 1), *dzhi = profile(0.5, 1), *rho = profile(1, 1.2),
+              *rhoh = profile(1, 1.2);
+    const Num dxi = Num(0.8), dyi = Num(0.8);
 
     Momentum momentum() {
         return {.ut = field(-1, 1),
                 .vt = field(-1, 1),
                 .wt = field(-1, 1),
-                .u = field(-2, 2),
-                .v = field(-2, 2),
-                .w = field(-1, 1),
-                .evisc = field(0, 1),
+                .u = u,
+                .v = v,
+                .w = w,
+                .evisc = evisc,
                 .th = field(299, 301),
-                .dzi = profile(0.5, 1),
-                .dzhi = profile(0.5, 1),
-                .rho = profile(1, 1.2),
-                .rhoh = profile(1, 1.2),
-                .dxi = Num(0.8),
-                .dyi = Num(0.8),
+                .dzi = dzi,
+                .dzhi = dzhi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
                 .nu = Num(1e-5),
                 .g_over_thref = Num(9.81 / 300),
                 .thref = Num(300),
@@ -125,16 +130,16 @@ struct Case {
     Scalar scalar() {
         return {.st = field(-1, 1),
                 .s = field(299, 301),
-                .u = field(-2, 2),
-                .v = field(-2, 2),
-                .w = field(-1, 1),
-                .evisc = field(0, 1),
-                .dzi = profile(0.5, 1),
-                .dzhi = profile(0.5, 1),
-                .rho = profile(1, 1.2),
-                .rhoh = profile(1, 1.2),
-                .dxi = Num(0.8),
-                .dyi = Num(0.8),
+                .u = u,
+                .v = v,
+                .w = w,
+                .evisc = evisc,
+                .dzi = dzi,
+                .dzhi = dzhi,
+                .rho = rho,
+                .rhoh = rhoh,
+                .dxi = dxi,
+                .dyi = dyi,
                 .prandtl_t_inv = Num(3),
                 .kappa = Num(1e-5),
                 .fluxbot = plane(),

@@ -36,6 +36,16 @@ template <typename T>
 SQ_HD T advec_zdiv_w(T f_bot, T f_top, int k, const T* rho, const T* rhoh, const T* dzhi) {
     return -(dzhi[k] / rhoh[k]) * (rho[k] * f_top - rho[k - 1] * f_bot);
 }
+// The vertical divergence at level k of a variable staggered along Stag: w on its own
+// levels (advec_zdiv_w), u, v and scalars at the centres (advec_zdiv_c).
+template <Axis Stag, typename T>
+SQ_HD T advec_zdiv(T f_bot, T f_top, int k, const T* rho, const T* rhoh, const T* dzi,
+                   const T* dzhi) {
+    if constexpr (Stag == Axis::z)
+        return advec_zdiv_w(f_bot, f_top, k, rho, rhoh, dzhi);
+    else
+        return advec_zdiv_c(f_bot, f_top, k, rho, rhoh, dzi);
+}
 // A centred point's advection from the fluxes through its six faces (the face forms'
 // from_fluxes): the same sums as its per-point value.
 template <typename T>
@@ -198,14 +208,7 @@ struct AdvecVel2 {
         const T fz_top = flux2(a + kk, kk, at_face(w, ijk + kk));
         return advec_div2(a, 1, at_face(u, ijk), at_face(u, ijk + 1), dxi) +
                advec_div2(a, jj, at_face(v, ijk), at_face(v, ijk + jj), dyi) +
-               zdiv(fz_bot, fz_top, k);
-    }
-    // The vertical divergence at the component's level k.
-    SQ_HD T zdiv(T f_bot, T f_top, int k) const {
-        if constexpr (Stag == Axis::z)
-            return advec_zdiv_w(f_bot, f_top, k, rho, rhoh, dzhi);
-        else
-            return advec_zdiv_c(f_bot, f_top, k, rho, rhoh, dzi);
+               advec_zdiv<Stag>(fz_bot, fz_top, k, rho, rhoh, dzi, dzhi);
     }
     SQ_HD void store(int i, int j, int k, T val) const { tend[index3(i, j, k, jj, kk)] += val; }
     SQ_HD void operator()(int i, int j, int k) const { store(i, j, k, value(i, j, k)); }
@@ -326,10 +329,7 @@ struct AdvecVel2i5 {
     }
     // The vertical divergence at the component's level k from its two z faces' fluxes.
     SQ_HD T zdiv(T f_lo, T f_hi, int k) const {
-        if constexpr (Stag == Axis::z)
-            return advec_zdiv_w(f_lo, f_hi, k, rho, rhoh, dzhi);
-        else
-            return advec_zdiv_c(f_lo, f_hi, k, rho, rhoh, dzi);
+        return advec_zdiv<Stag>(f_lo, f_hi, k, rho, rhoh, dzi, dzhi);
     }
     // The z-carry form (the planes traversal's plane_carry, backends/cuda/planes.cuh): the
     // flux through the low z face of the point at ijk, of the given order (order_z(k):

@@ -39,6 +39,17 @@ SQ_HD T diff_zdiv_c_flux(T g_bot, T g_top, int k, int ij, int kstart, int kend, 
     return dzi[k] / rho[k] * (ft + fb);
 }
 
+// A kernel's value at (i, j, k) from its z-face form: value_at_z with the values at the
+// faces below and above the point (z_face_at of level k and k + 1), both computed here; the
+// z-carry march (backends/cuda/planes.cuh) computes each once and hands it up instead.
+// in: the kernel's inputs, as pointers or accessors, in its own order.
+template <class K, class... P>
+SQ_HD auto value_from_z_faces(const K& f, int i, int j, int k, const P&... in) {
+    const int ijk = i + j * f.jj + k * f.kk;
+    return f.value_at_z(in..., i, j, k, f.z_face_at(in..., ijk, k),
+                        f.z_face_at(in..., ijk + f.kk, k + 1));
+}
+
 // ---- smag2 ----
 
 // S2 = 2 S_ij S_ij at the centre; the edge terms average the squared shears of the 4 edges
@@ -174,9 +185,7 @@ struct DiffHorSmag {
     template <class P>
     SQ_HD T value_at(const P& u, const P& v, const P& w, const P& evisc, int i, int j,
                      int k) const {
-        const int ijk = i + j * jj + k * kk;
-        return value_at_z(u, v, w, evisc, i, j, k, z_face_at(u, v, w, evisc, ijk, k),
-                          z_face_at(u, v, w, evisc, ijk + kk, k + 1));
+        return value_from_z_faces(*this, i, j, k, u, v, w, evisc);
     }
     // In both functions below a is the diffused component, b the other horizontal one; s and
     // o their axes' strides, dsi and doi their inverse spacings.
@@ -190,7 +199,7 @@ struct DiffHorSmag {
         const T kb = edge_avg<T>(evisc + ijk, s, kk) + nu;
         return kb * ((a[ijk] - a[ijk - kk]) * dzhi[k] + (w[ijk] - w[ijk - s]) * (on_x ? dxi : dyi));
     }
-    // The point's value from its two z faces' values (z_face_at at k and k + 1).
+    // The point's value from its two z faces' values (value_from_z_faces).
     template <class P>
     SQ_HD T value_at_z(const P& u, const P& v, const P&, const P& evisc, int i, int j, int k,
                        T g_bot, T g_top) const {
@@ -252,9 +261,7 @@ struct DiffWSmag {
     template <class P>
     SQ_HD T value_at(const P& u, const P& v, const P& w, const P& evisc, int i, int j,
                      int k) const {
-        const int ijk = i + j * jj + k * kk;
-        return value_at_z(u, v, w, evisc, i, j, k, z_face_at(u, v, w, evisc, ijk, k),
-                          z_face_at(u, v, w, evisc, ijk + kk, k + 1));
+        return value_from_z_faces(*this, i, j, k, u, v, w, evisc);
     }
     template <class P>
     SQ_HD T value_at_z(const P& u, const P& v, const P& w, const P& evisc, int i, int j, int k,
@@ -315,9 +322,7 @@ struct DiffCSmag {
     // s, evisc: the inputs, as pointers or accessors (TendS2i5Smag's planes traversal).
     template <class P>
     SQ_HD T value_at(const P& s, const P& evisc, int i, int j, int k) const {
-        const int ijk = i + j * jj + k * kk;
-        return value_at_z(s, evisc, i, j, k, z_face_at(s, evisc, ijk, k),
-                          z_face_at(s, evisc, ijk + kk, k + 1));
+        return value_from_z_faces(*this, i, j, k, s, evisc);
     }
     // K ds/dz at the low z face of the point at ijk (level k); also the z-carry form's face
     // (DiffHorSmag::z_face_at). The face's K is the mean of the centres below and above it.
@@ -326,7 +331,7 @@ struct DiffCSmag {
         const P a = s + ijk;
         return kh(evisc + ijk, -kk) * (a[0] - a[-kk]) * dzhi[k];
     }
-    // The point's value from its two z faces' values (z_face_at at k and k + 1).
+    // The point's value from its two z faces' values (value_from_z_faces).
     template <class P>
     SQ_HD T value_at_z(const P& s, const P& evisc, int i, int j, int k, T g_bot, T g_top) const {
         const int ij = i + j * jj, ijk = ij + k * kk;

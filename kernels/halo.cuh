@@ -5,9 +5,9 @@
 // full icells width, so the corners follow the x pass. The x kernels take a row (j, k) per
 // point (their traversal's first two indices), the y kernels count the ghost layer
 // g0 = 0 .. gc-1 with their second index; nk levels (kcells for fields, 1 for 2-D surface
-// arrays). Packed buffers are ordered (k,
-// j, i), i fastest, matching across ranks: x buffers hold igc*jmax*nk values, y buffers
-// jgc*icells*nk (rows without the padding that aligns them in memory, jj >= icells).
+// arrays). Packed buffers are ordered (k, j, i), i fastest, matching across ranks: x
+// buffers hold igc*jmax*nk values, y buffers jgc*icells*nk (rows without the padding that
+// aligns them in memory, jj >= icells).
 #include "common.cuh"
 
 namespace sq {

@@ -350,8 +350,9 @@ WisdomRecord wisdom_record_from_json(const json& j, const ConfigSpace& space) {
     WisdomRecord r = record_fields_from_json(j);
     const json& c = j.at("config");
     r.config = space.config_from_json(c);
-    for (const auto& p : space.params())
-        if (c.is_object() && !c.contains(p.name)) r.unnamed_params.push_back(p.name);
+    if (c.is_object()) // null: the default configuration, every parameter implied
+        for (const auto& p : space.params())
+            if (!c.contains(p.name)) r.unnamed_params.push_back(p.name);
     return r;
 }
 
