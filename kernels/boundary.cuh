@@ -25,8 +25,8 @@ struct GhostBottom {
     }
     static constexpr const char* name = "ghost_bottom";
     SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj;
-        const int ijk = ij + kstart * kk;
+        const int ij = index2(i, j, jj);
+        const int ijk = index3(i, j, kstart, jj, kk);
         const T v = values ? values[ij] : value;
         a[ijk - kk] = dirichlet ? T(2) * v - a[ijk] : a[ijk] - v * dzh_wall;
     }
@@ -68,10 +68,10 @@ struct GhostW {
     }
     static constexpr const char* name = "ghost_w";
     SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj;
-        w[ij + kstart * kk] = T(0);
-        w[ij + kend * kk] = T(0);
-        w[ij + (kstart - 1) * kk] = -w[ij + (kstart + 1) * kk];
+        const View3 f = view3(w, jj, kk);
+        f(i, j, kstart) = T(0);
+        f(i, j, kend) = T(0);
+        f(i, j, kstart - 1) = -f(i, j, kstart + 1);
     }
 };
 
@@ -89,9 +89,9 @@ struct GhostMirror {
     }
     static constexpr const char* name = "ghost_mirror";
     SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj;
-        a[ij + (kstart - 1) * kk] = a[ij + kstart * kk];
-        a[ij + kend * kk] = a[ij + (kend - 1) * kk];
+        const View3 f = view3(a, jj, kk);
+        f(i, j, kstart - 1) = f(i, j, kstart);
+        f(i, j, kend) = f(i, j, kend - 1);
     }
 };
 

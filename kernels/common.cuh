@@ -53,6 +53,15 @@ struct Range3 {
 SQ_HD int index3(int i, int j, int k, int jj, int kk) {
     return i + j * jj + k * kk;
 }
+// The same in 64-bit offsets, for arrays that may pass 2^31 elements (the pressure solve's
+// packed copies of a whole field).
+SQ_HD long index3_long(int i, int j, int k, int jj, int kk) {
+    return i + long(j) * jj + long(k) * kk;
+}
+// Point (i, j) of a 2-D array with rows of jj elements (surface fluxes, column sums).
+SQ_HD int index2(int i, int j, int jj) {
+    return i + j * jj;
+}
 
 // The axes: kernels of a staggered variable are templates on the axis it is staggered along
 // (none: a centred variable).

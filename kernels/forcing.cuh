@@ -71,7 +71,7 @@ struct ColumnSums {
     SQ_HD void operator()(int i, int k) const {
         double acc = 0;
         for (int j = jstart; j < jend; ++j) acc += double(a[index3(i, j, k, jj, kk)]);
-        column_sum[i + k * jj] = T(acc);
+        column_sum[index2(i, k, jj)] = T(acc);
     }
 };
 
@@ -91,7 +91,7 @@ struct LevelSums {
     }
     SQ_HD void operator()(int k, int) const {
         double acc = 0;
-        for (int i = istart; i < iend; ++i) acc += double(column_sum[i + k * jj]);
+        for (int i = istart; i < iend; ++i) acc += double(column_sum[index2(i, k, jj)]);
         level_sum[k] = T(acc);
     }
 };

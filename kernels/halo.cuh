@@ -31,7 +31,7 @@ struct HaloWrapX {
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(imax), SQ_ARG(igc), SQ_ARG(jj), SQ_ARG(kk));
     }
     SQ_HD void operator()(int j, int k, int) const {
-        T* row = a + j * jj + k * kk;
+        T* row = a + index3(0, j, k, jj, kk);
         for (int g = 1; g <= igc; ++g) {
             row[istart - g] = row[istart + (imax - g % imax) % imax];
             row[iend - 1 + g] = row[istart + (g - 1) % imax];
@@ -81,7 +81,7 @@ struct HaloPackX {
     }
     SQ_HD void operator()(int j, int k, int) const {
         const int c = igc * ((j - jstart) + jmax * k);
-        const int row = j * jj + k * kk;
+        const int row = index3(0, j, k, jj, kk);
         for (int i0 = 0; i0 < igc; ++i0) {
             send_w[c + i0] = a[istart + i0 + row];
             send_e[c + i0] = a[iend - igc + i0 + row];
@@ -106,7 +106,7 @@ struct HaloUnpackX {
     }
     SQ_HD void operator()(int j, int k, int) const {
         const int c = igc * ((j - jstart) + jmax * k);
-        const int row = j * jj + k * kk;
+        const int row = index3(0, j, k, jj, kk);
         for (int i0 = 0; i0 < igc; ++i0) {
             a[istart - igc + i0 + row] = recv_w[c + i0];
             a[iend + i0 + row] = recv_e[c + i0];

@@ -180,7 +180,7 @@ struct PressurePack {
 
     SQ_HD void operator()(int i, int j, int k) const {
         packed[pressure_packed_index(i, j, k, istart, jstart, kstart, itot, jtot, stride)] =
-            field[i + long(j) * jj + long(k) * kk];
+            field[index3_long(i, j, k, jj, kk)];
     }
 
     template <class D>
@@ -207,7 +207,7 @@ struct PressureUnpack {
     SQ_HD void operator()(int i, int j, int k) const {
         const T v =
             packed[pressure_packed_index(i, j, k, istart, jstart, kstart, itot, jtot, stride)];
-        const long ijk = i + long(j) * jj + long(k) * kk;
+        const long ijk = index3_long(i, j, k, jj, kk);
         field[ijk] = v;
         if (k == kstart) field[ijk - kk] = v;
     }
@@ -376,7 +376,7 @@ struct PressureMirrorBottom {
     int jj, kk;
 
     SQ_HD void operator()(int i, int j) const {
-        const long ijk = i + long(j) * jj + long(kstart) * kk;
+        const long ijk = index3_long(i, j, kstart, jj, kk);
         field[ijk - kk] = field[ijk];
     }
 

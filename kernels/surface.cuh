@@ -342,8 +342,8 @@ struct SurfaceMost {
     }
     static constexpr const char* name = "surface_most";
     SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj;
-        const T U = most::column_wind(u, v, ij + kstart * kk, jj, ubot, vbot, umin);
+        const int ij = index2(i, j, jj);
+        const T U = most::column_wind(u, v, index3(i, j, kstart, jj, kk), jj, ubot, vbot, umin);
         const T b0 = sfluxbot ? g_over_thref * sfluxbot[ij] : T(0);
         const most::ObukResult<T> r = most::solve_obukhov(U, b0, z1, z0m);
         ustar[ij] = r.ustar;
@@ -377,7 +377,7 @@ struct SurfaceMostValue {
     }
     static constexpr const char* name = "surface_most_value";
     SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj, ijk = ij + kstart * kk;
+        const int ij = index2(i, j, jj), ijk = index3(i, j, kstart, jj, kk);
         const T U = most::column_wind(u, v, ijk, jj, ubot, vbot, umin);
         const most::BulkResult<T> r = most::solve_bulk(U, s[ijk] - s0, g_over_thref, z1, z0m, z0h);
         ustar[ij] = r.ustar;
@@ -402,7 +402,7 @@ struct SurfaceStableLimit {
     static constexpr const char* name = "surface_stable_limit";
     static constexpr Traits traits{.summed = true}; // a count of columns
     SQ_HD T operator()(int i, int j, int) const {
-        return obuk_inv[i + j * jj] >= most::zeta_stable_max(z1, z0m) / z1 ? T(1) : T(0);
+        return obuk_inv[index2(i, j, jj)] >= most::zeta_stable_max(z1, z0m) / z1 ? T(1) : T(0);
     }
 };
 
@@ -444,8 +444,8 @@ struct SurfaceMomentumFlux {
         return -us * us * du / max_(sqrt_(du * du + dv_across * dv_across), umin);
     }
     SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj;
-        const int ijk = ij + kstart * kk;
+        const int ij = index2(i, j, jj);
+        const int ijk = index3(i, j, kstart, jj, kk);
         const T kz = most::kappa_vk<T>() * z1;
         const T log_z = log_(z1 / z0m), r23 = most::abs_pow23(z0m / z1); // the same per face
         { // u-face between columns i-1 and i
@@ -493,7 +493,7 @@ struct SurfaceScalar {
     }
     static constexpr const char* name = "surface_scalar";
     SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj;
+        const int ij = index2(i, j, jj);
         dsdz_bot[ij] =
             -fluxbot[ij] * most::phi_h(z1 * obuk_inv[ij]) / (ustar[ij] * most::kappa_vk<T>() * z1);
     }
@@ -518,7 +518,7 @@ struct SurfaceVirtualFlux {
     }
     static constexpr const char* name = "surface_virtual_flux";
     SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj, ijk = ij + kstart * kk;
+        const int ij = index2(i, j, jj), ijk = index3(i, j, kstart, jj, kk);
         constexpr T c = moist::Constants<T>::rv / moist::Constants<T>::rd - T(1);
         thv_fluxbot[ij] = thl_fluxbot[ij] * (T(1) + c * qt[ijk]) + c * thl[ijk] * qt_fluxbot[ij];
     }
@@ -541,7 +541,7 @@ struct SurfaceUstar {
     }
     static constexpr const char* name = "surface_ustar";
     SQ_HD void operator()(int i, int j) const {
-        const int ij = i + j * jj;
+        const int ij = index2(i, j, jj);
         const T b0 = sfluxbot ? g_over_thref * sfluxbot[ij] : T(0);
         ustar[ij] = ustar0;
         obuk_inv[ij] = -most::kappa_vk<T>() * b0 / (ustar0 * ustar0 * ustar0);

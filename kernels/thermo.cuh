@@ -219,8 +219,8 @@ struct ColumnCloud {
             path += rho_dz[k] * ql;
             if (ql > T(0) && base < T(0)) base = z[k];
         }
-        lwp[i + j * jj] = path;
-        zcb[i + j * jj] = base;
+        lwp[index2(i, j, jj)] = path;
+        zcb[index2(i, j, jj)] = base;
     }
 };
 
