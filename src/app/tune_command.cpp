@@ -241,7 +241,7 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& a) {
     t->add_flag("--from-default", a.from_default, "start from the default, not the current wisdom");
     t->add_flag("--untuned", a.untuned,
                 "keep kernels that already have a squall tune record for this GPU at their size "
-                "naming every tunable (tune only the rest)");
+                "naming every tunable that matters to its configuration (tune only the rest)");
     t->add_option("--manifest", a.manifest,
                   "append every kernel the case loaded to this file (JSON lines: key, size, "
                   "device, source, tuned, captured), tuned or not");

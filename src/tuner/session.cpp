@@ -86,6 +86,35 @@ rt::ConfigSpace with_new_tunables_tried(const rt::ConfigSpace& space, const rt::
     return s;
 }
 
+std::vector<std::string> tunables_that_change(const rt::KernelDef& def, const rt::Config& from,
+                                              const std::vector<std::string>& unnamed,
+                                              const rt::ProblemSize& p, const rt::DeviceInfo& d,
+                                              const std::string& arch) {
+    uint64_t here = 0;
+    try {
+        here = def.fingerprint(from, p, d, arch);
+    } catch (const std::invalid_argument&) {
+        return unnamed; // a record this space no longer allows: every one counts
+    }
+    std::vector<std::string> changing;
+    for (const std::string& name : unnamed) {
+        const int n = def.space().param_index(name);
+        if (n < 0) continue;
+        for (const rt::Value& v : def.space().params()[size_t(n)].values) {
+            rt::Config c = from;
+            c.values[size_t(n)] = v;
+            try {
+                if (def.fingerprint(c, p, d, arch) == here) continue;
+            } catch (const std::invalid_argument&) {
+                continue; // not allowed here
+            }
+            changing.push_back(name);
+            break;
+        }
+    }
+    return changing;
+}
+
 // With untuned_only: true (and the launch noted as kept) when this device's wisdom has a
 // record of the kernel at exactly this size that squall tune wrote, and that names every
 // parameter of the kernel's space. One written before a tunable existed never tried it: the
@@ -97,11 +126,13 @@ bool Session::keep_tuned(const rt::Capture& c, const std::string& source,
     const rt::KernelDef def = c.kernel_def();
     const rt::WisdomSelection sel = rt_->select(def, c.problem);
     if (sel.level != 1 || !sel.record || sel.record->tuning.empty()) return false;
-    if (!sel.record->unnamed_params.empty()) {
+    const std::vector<std::string> untried = tunables_that_change(
+        def, sel.record->config, sel.record->unnamed_params, c.problem, rt_->device(), rt_->arch());
+    if (!untried.empty()) {
         rt::log_info("{} {}: tuned again from its record in {}, which predates {}", def.key(),
-                     problem_text(c.problem), sel.record->origin,
-                     fmt::join(sel.record->unnamed_params, ", "));
+                     problem_text(c.problem), sel.record->origin, fmt::join(untried, ", "));
         resume = *sel.record;
+        resume->unnamed_params = untried;
         return false;
     }
     ++kept_;

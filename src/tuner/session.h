@@ -50,6 +50,14 @@ void check_capture_version(const rt::Capture& c, const std::string& source);
 rt::ConfigSpace with_new_tunables_tried(const rt::ConfigSpace& space, const rt::Config& from,
                                         const std::vector<std::string>& unnamed);
 
+// The parameters of `unnamed` that change what the configuration `from` compiles to or how
+// it launches (KernelDef::fingerprint) with some other valid value: plane_carry under
+// planes = 0 changes nothing, so a record that predates it needs no new search for it.
+std::vector<std::string> tunables_that_change(const rt::KernelDef& def, const rt::Config& from,
+                                              const std::vector<std::string>& unnamed,
+                                              const rt::ProblemSize& p, const rt::DeviceInfo& d,
+                                              const std::string& arch);
+
 class Session {
 public:
     Session(rt::Runtime& rt, SessionOptions options);

@@ -578,4 +578,24 @@ TEST(Resume, EachUnnamedTunableIsTriedFromTheRecord) {
     EXPECT_EQ(with_new_tunables_tried(space, from, {}).starts(), space.starts());
 }
 
+// A record that predates the planes ring and depth needs no new search for them where
+// planes == 0 (the same program, launched alike); under planes == 1 the depth counts.
+TEST(Resume, OnlyTunablesThatChangeTheRecordsProgramAreUntried) {
+    const Case& c = cases()[0];
+    const auto untried = [&](const nlohmann::json& record, std::vector<std::string> unnamed) {
+        return tunables_that_change(c.def, c.space().config_from_json(record), unnamed, c.problem,
+                                    c.device, "sm_90");
+    };
+    const std::vector<std::string> both = {"plane_ring", "plane_levels"};
+    EXPECT_TRUE(untried(nlohmann::json::object(), both).empty());
+    EXPECT_TRUE(untried({{"block_x", 128}}, both).empty());
+    const nlohmann::json planes = {{"planes", 1}, {"block_x", 64}, {"block_y", 4}};
+    EXPECT_EQ(untried(planes, both), both);
+    EXPECT_EQ(untried(planes, {"plane_levels", "nosuch"}),
+              std::vector<std::string>{"plane_levels"});
+    // The planes switch itself changes the program of a tiled-free record.
+    EXPECT_EQ(untried({{"block_x", 64}, {"block_y", 4}}, {"planes"}),
+              std::vector<std::string>{"planes"});
+}
+
 } // namespace
