@@ -101,6 +101,7 @@ std::vector<std::string> tunables_that_change(const rt::KernelDef& def, const rt
         const int n = def.space().param_index(name);
         if (n < 0) continue;
         for (const rt::Value& v : def.space().params()[size_t(n)].values) {
+            if (v == from.values[size_t(n)]) continue;
             rt::Config c = from;
             c.values[size_t(n)] = v;
             try {
@@ -117,9 +118,10 @@ std::vector<std::string> tunables_that_change(const rt::KernelDef& def, const rt
 
 // With untuned_only: true (and the launch noted as kept) when this device's wisdom has a
 // record of the kernel at exactly this size that squall tune wrote, and that names every
-// parameter of the kernel's space. One written before a tunable existed never tried it: the
-// kernel is tuned again, from that record's configuration (resume; under --from-default
-// too), so that a short search does not lose what a long one found.
+// parameter of the kernel's space that would change its program (tunables_that_change). One
+// written before such a tunable existed never tried it: the kernel is tuned again, from that
+// record's configuration (resume; under --from-default too), so that a short search does not lose
+// what a long one found.
 bool Session::keep_tuned(const rt::Capture& c, const std::string& source,
                          std::optional<rt::WisdomRecord>& resume) {
     if (!o_.untuned_only) return false;
