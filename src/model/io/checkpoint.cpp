@@ -276,7 +276,7 @@ bool restart_mutable_key(const std::string& key) {
     // separate kernels give bitwise the same tendencies).
     return key == "name" || key == "time.endtime" || key == "time.max_steps" ||
            key == "time.walltime_limit" || key.rfind("output.", 0) == 0 || key == "model.backend" ||
-           key.rfind("mpi.", 0) == 0 || key == "model.tendencies";
+           key.rfind("mpi.", 0) == 0 || key == "model.tendencies" || key == "model.pressure_rhs";
 }
 
 namespace {

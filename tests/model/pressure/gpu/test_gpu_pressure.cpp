@@ -2,7 +2,9 @@
 // right-hand sides on stretched, 2-D and odd-sized grids it must match the CPU
 // PressureSolver and satisfy the discrete Poisson equation, set the bottom ghost and leave
 // every other ghost cell untouched. Its kernels go through the GPU backend, which the
-// test activates once.
+// test activates once. With model.pressure_rhs: transform, the solve that computes its
+// right-hand side inside the forward transform must give the pressure of pres_in and then
+// the plain solve.
 #include "tests/support/gpu_required.h"
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -260,6 +262,144 @@ TEST(GpuPressure, RecordingNotesTheKernels) {
     gpu::set_enabled(false);
     EXPECT_THROW(solver.solve(field), std::logic_error);
     gpu::set_enabled(true);
+    decomp.free();
+}
+
+// A device copy of a host field, the whole allocation (leading pad, ghosts).
+template <typename T>
+struct DeviceField {
+    int pad;
+    rt::DeviceBuffer buf;
+    DeviceField(const Field3d<T>& f, int pad_) : pad(pad_), buf(sizeof(T) * (pad_ + f.size())) {
+        buf.upload(f.data() - pad);
+    }
+    T* data() const { return reinterpret_cast<T*>(buf.get()) + pad; }
+    void to(Field3d<T>& f) const { buf.download(f.data() - pad); }
+};
+
+// model.pressure_rhs: transform against pres_in then the plain solve, on random velocities,
+// tendencies and densities (ghosts included). The transform's solve starts from a pressure
+// field of NaN, so a transform that read the field instead of calling the callback would
+// leave NaN; it runs first with another dtsi, so a right-hand side not refreshed per solve
+// would differ. Both must write the same points (the interior and the bottom ghost).
+template <typename T>
+void check_rhs_in_transform(int itot, int jtot, int ktot, unsigned seed, double tol) {
+    SQUALL_NEED_GPU(have_gpu(), why());
+    const Config cfg = ptest::make_case(itot, jtot, ktot, true);
+    const Grid<T> grid = Grid<T>::make(cfg, 1, 1, 0, 0);
+    const GridDims& d = grid.d;
+    Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<Field3d<T>> host;
+    std::vector<std::unique_ptr<DeviceField<T>>> dev;
+    for (int n = 0; n < 6; ++n) {
+        host.emplace_back(d);
+        for (int k = 0; k < d.kcells; ++k)
+            for (int j = 0; j < d.jcells; ++j)
+                for (int i = 0; i < d.icells; ++i) host.back()(i, j, k) = T(dist(rng));
+        dev.push_back(std::make_unique<DeviceField<T>>(host.back(), d.pad));
+    }
+    std::vector<T> rho(std::size_t(d.kcells)), rhoh(std::size_t(d.kcells + 1));
+    for (T& r : rho) r = T(1 + 0.2 * dist(rng));
+    for (T& r : rhoh) r = T(1 + 0.2 * dist(rng));
+    rt::DeviceBuffer dzi_d(sizeof(T) * grid.dzi.size()), rho_d(sizeof(T) * rho.size()),
+        rhoh_d(sizeof(T) * rhoh.size());
+    dzi_d.upload(grid.dzi.data());
+    rho_d.upload(rho.data());
+    rhoh_d.upload(rhoh.data());
+    auto rhs_of = [&](T* p, bool on_device, T dtsi) {
+        auto at = [&](int n) { return on_device ? dev[n]->data() : host[n].data(); };
+        auto prof = [&](const rt::DeviceBuffer& b, const std::vector<T>& h) -> const T* {
+            return on_device ? reinterpret_cast<const T*>(b.get()) : h.data();
+        };
+        return sq::PresIn<T>{.p = p,
+                             .u = at(0),
+                             .v = at(1),
+                             .w = at(2),
+                             .ut = at(3),
+                             .vt = at(4),
+                             .wt = at(5),
+                             .dzi = prof(dzi_d, grid.dzi),
+                             .rho = prof(rho_d, rho),
+                             .rhoh = prof(rhoh_d, rhoh),
+                             .dxi = grid.dxi,
+                             .dyi = grid.dyi,
+                             .dtsi = dtsi,
+                             .jj = d.jj,
+                             .kk = d.kk};
+    };
+    const T dtsi = T(2.5);
+    // pres_in on the host, then the plain solve.
+    Field3d<T> p_pass(d), p_cb(d);
+    p_pass.fill(std::numeric_limits<T>::quiet_NaN());
+    const sq::PresIn<T> on_host = rhs_of(p_pass.data(), false, dtsi);
+    for (int k = d.kstart; k < d.kend; ++k)
+        for (int j = d.jstart; j < d.jend; ++j)
+            for (int i = d.istart; i < d.iend; ++i) on_host(i, j, k);
+    {
+        DeviceField<T> p_dev(p_pass, d.pad);
+        PressureSolverGpu<T> solver(grid, decomp);
+        EXPECT_FALSE(solver.rhs_in_transform());
+        solver.solve(p_dev.data());
+        rt::Driver::get().synchronize();
+        p_dev.to(p_pass);
+    }
+    // The right-hand side in the transform.
+    p_cb.fill(std::numeric_limits<T>::quiet_NaN());
+    {
+        DeviceField<T> p_dev(p_cb, d.pad);
+        PressureSolverGpu<T> solver(grid, decomp, true);
+        ASSERT_TRUE(solver.rhs_in_transform());
+        solver.solve(rhs_of(p_dev.data(), true, T(7)));
+        solver.solve(rhs_of(p_dev.data(), true, dtsi));
+        rt::Driver::get().synchronize();
+        p_dev.to(p_cb);
+        // Its forward transform reads through the callback only.
+        EXPECT_THROW(solver.solve(p_dev.data()), std::logic_error);
+    }
+    decomp.free();
+    double maxdiff = 0, maxref = 0;
+    for (int k = 0; k < d.kcells; ++k)
+        for (int j = 0; j < d.jcells; ++j)
+            for (int i = 0; i < d.icells; ++i) {
+                const T a = p_pass(i, j, k), b = p_cb(i, j, k);
+                ASSERT_EQ(std::isnan(a), std::isnan(b))
+                    << i << "," << j << "," << k << ": pass " << a << ", transform " << b;
+                if (std::isnan(a)) continue;
+                maxdiff = std::max(maxdiff, std::abs(double(a) - b));
+                maxref = std::max(maxref, std::abs(double(a)));
+            }
+    std::printf("  right-hand side in the transform, %dx%dx%d %s: relative diff to pres_in %.3e\n",
+                itot, jtot, ktot, sizeof(T) == 8 ? "double" : "float", maxdiff / maxref);
+    EXPECT_LT(maxdiff / maxref, tol);
+}
+
+TEST(GpuPressure, RhsInTransformDouble) {
+    check_rhs_in_transform<double>(24, 20, 16, 61, 1e-12);
+}
+TEST(GpuPressure, RhsInTransformTwoDimensionalDouble) {
+    check_rhs_in_transform<double>(32, 1, 24, 62, 1e-12);
+}
+TEST(GpuPressure, RhsInTransformYOnlyDouble) {
+    check_rhs_in_transform<double>(1, 12, 10, 63, 1e-12);
+}
+TEST(GpuPressure, RhsInTransformFloat) {
+    check_rhs_in_transform<float>(96, 80, 45, 64, 1e-4);
+}
+
+// A solve that cannot take the right-hand side in its transform refuses to start, saying why.
+TEST(GpuPressure, RhsInTransformRefusedWithoutATransform) {
+    SQUALL_NEED_GPU(have_gpu(), why());
+    const Config cfg = ptest::make_case(1, 1, 9, true);
+    const Grid<double> grid = Grid<double>::make(cfg, 1, 1, 0, 0);
+    Decomposition decomp = Decomposition::make(MPI_COMM_SELF, 1, 1);
+    try {
+        PressureSolverGpu<double> solver(grid, decomp, true);
+        ADD_FAILURE() << "a one-column solve took the right-hand side in its transform";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("one column"), std::string::npos) << e.what();
+    }
     decomp.free();
 }
 
