@@ -15,7 +15,6 @@
 #include "model/comm/device_exchange.h"
 #include "model/pressure/pencil_solve.h"
 #include "model/pressure/pressure.h"
-#include "runtime/compiler.h"
 
 namespace squall {
 
@@ -131,18 +130,15 @@ struct LoadCallback {
 template <typename T>
 std::string pressure_rhs_load_lto_ir(const std::string& arch) {
     const char* real = sizeof(T) == 4 ? "float" : "double";
-    rt::CompileSpec spec;
-    spec.description = fmt::format("the pressure solve's load callback ({})", real);
-    spec.program = fmt::format(
-        "#include \"pressure.cuh\"\n"
-        "extern \"C\" __device__ {0} {1}(void*, unsigned long long offset, void* info, void*) {{\n"
-        "    return (*static_cast<const sq::PresInLoad<{0}>*>(info))(offset);\n"
-        "}}\n",
-        real, pressure_rhs_load_symbol);
-    spec.sources = gpu::kernel_sources();
-    spec.options = {"-std=c++20"};
-    spec.arch = arch;
-    return rt::nvrtc_compile_lto_ir(spec);
+    return gpu::compile_lto_ir(
+        fmt::format("the pressure solve's load callback ({})", real),
+        fmt::format("#include \"pressure.cuh\"\n"
+                    "extern \"C\" __device__ {0} {1}(void*, unsigned long long offset, void* info, "
+                    "void*) {{\n"
+                    "    return (*static_cast<const sq::PresInLoad<{0}>*>(info))(offset);\n"
+                    "}}\n",
+                    real, pressure_rhs_load_symbol),
+        arch);
 }
 template std::string pressure_rhs_load_lto_ir<float>(const std::string&);
 template std::string pressure_rhs_load_lto_ir<double>(const std::string&);

@@ -37,7 +37,6 @@
 #include "model/pressure/pressure.h"
 #include "model/pressure/pressure_gpu.h"
 #include "pressure_test_util.h"
-#include "runtime/compiler.h"
 #include "runtime/log.h"
 
 using namespace squall;
@@ -271,18 +270,14 @@ TEST(GpuPressureCompile, KernelsCompileWithNvrtcForSm90) {
 // cuFFT's load signature: the link resolves the call only if the IR defines that name (a
 // caller of another name must fail to link, which shows the check can fail).
 std::string caller_lto_ir(const char* real, const char* symbol) {
-    rt::CompileSpec spec;
-    spec.description = "a caller of the load callback";
-    spec.program =
+    return gpu::compile_lto_ir(
+        "a caller of the load callback",
         fmt::format("extern \"C\" __device__ {0} {1}(void*, unsigned long long, void*, void*);\n"
                     "extern \"C\" __global__ void caller({0}* out, void* info) {{\n"
                     "    out[0] = {1}(out, 3ull, info, nullptr);\n"
                     "}}\n",
-                    real, symbol);
-    spec.sources = gpu::kernel_sources();
-    spec.options = {"-std=c++20"};
-    spec.arch = "sm_90";
-    return rt::nvrtc_compile_lto_ir(spec);
+                    real, symbol),
+        "sm_90");
 }
 
 // nvJitLink's log when linking the LTO-IR parts to sm_90 fails, "" when it succeeds.
