@@ -24,32 +24,13 @@ struct PresIn {
         d.scalars(SQ_ARG(dxi), SQ_ARG(dyi), SQ_ARG(dtsi), SQ_ARG(jj), SQ_ARG(kk));
     }
 
-    // The right-hand side at point ijk of level k.
-    SQ_HD T rhs_at(int ijk, int k) const {
+    SQ_HD void operator()(int i, int j, int k) const {
+        const int ijk = index3(i, j, k, jj, kk);
         const T ux_e = ut[ijk + 1] + u[ijk + 1] * dtsi, ux_w = ut[ijk] + u[ijk] * dtsi;
         const T vy_n = vt[ijk + jj] + v[ijk + jj] * dtsi, vy_s = vt[ijk] + v[ijk] * dtsi;
         const T wz_t = wt[ijk + kk] + w[ijk + kk] * dtsi, wz_b = wt[ijk] + w[ijk] * dtsi;
-        return rho[k] * (ux_e - ux_w) * dxi + rho[k] * (vy_n - vy_s) * dyi +
-               (rhoh[k + 1] * wz_t - rhoh[k] * wz_b) * dzi[k];
-    }
-
-    SQ_HD void operator()(int i, int j, int k) const {
-        const int ijk = index3(i, j, k, jj, kk);
-        p[ijk] = rhs_at(ijk, k);
-    }
-};
-
-// The right-hand side as the pressure solve's forward transform loads it, inside cuFFT
-// (model.pressure_rhs: transform): the transform reads the field's interior, its value
-// `offset` being the field's point first_interior + offset (PressureRealLayout), so no pass
-// writes p before the transform. rhs.p is not used.
-template <typename T>
-struct PresInLoad {
-    PresIn<T> rhs;
-    int first_interior; // the field's index of the transform's value 0
-    SQ_HD T operator()(unsigned long long offset) const {
-        const int ijk = first_interior + int(offset);
-        return rhs.rhs_at(ijk, ijk / rhs.kk);
+        p[ijk] = rho[k] * (ux_e - ux_w) * dxi + rho[k] * (vy_n - vy_s) * dyi +
+                 (rhoh[k + 1] * wz_t - rhoh[k] * wz_b) * dzi[k];
     }
 };
 

@@ -34,80 +34,58 @@ int nvrtc_version() {
     return major * 1000 + minor * 10;
 }
 
-namespace {
-
-// An NVRTC program of spec.program with spec.sources as its headers, compiled with spec's
-// options for spec.arch; the log is kept. Destroyed with the object.
-class NvrtcProgram {
-public:
-    explicit NvrtcProgram(const CompileSpec& spec, bool with_name_expression) : spec_(spec) {
-        // Every file is offered under its full path and each unique shorter suffix
-        // ("kernels/a/b.cuh" also as "a/b.cuh" and "b.cuh"), matching any quoted include.
-        std::vector<std::pair<std::string, const std::string*>> headers;
-        std::set<std::string> seen, ambiguous;
-        for (const auto& [path, text] : spec.sources->files()) {
-            for (size_t pos = 0; pos != std::string::npos; pos = path.find('/', pos + 1)) {
-                std::string name = path.substr(pos == 0 ? 0 : pos + 1);
-                if (!seen.insert(name).second) ambiguous.insert(name);
-                headers.emplace_back(std::move(name), &text);
-            }
-        }
-        std::vector<const char*> names, contents;
-        for (const auto& [name, text] : headers) {
-            if (ambiguous.count(name) && !spec.sources->find(name)) continue;
-            names.push_back(name.c_str());
-            contents.push_back(text->c_str());
-        }
-        if (nvrtcCreateProgram(&prog_, spec.program.c_str(), "squall_program.cu",
-                               static_cast<int>(names.size()), contents.data(),
-                               names.data()) != NVRTC_SUCCESS)
-            throw fail("nvrtcCreateProgram failed");
-        if (with_name_expression) nvrtcAddNameExpression(prog_, spec.name_expression.c_str());
-        std::vector<std::string> opts = spec.options;
-        opts.push_back("--gpu-architecture=" + spec.arch);
-        std::vector<const char*> opt_ptrs;
-        for (const auto& o : opts) opt_ptrs.push_back(o.c_str());
-        const nvrtcResult rc =
-            nvrtcCompileProgram(prog_, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
-        size_t log_size = 0;
-        nvrtcGetProgramLogSize(prog_, &log_size);
-        if (log_size > 1) {
-            log_.resize(log_size);
-            nvrtcGetProgramLog(prog_, log_.data());
-            log_.resize(log_size - 1);
-        }
-        if (rc != NVRTC_SUCCESS)
-            throw fail(fmt::format("compilation failed ({})\n--- NVRTC log ---\n{}",
-                                   nvrtcGetErrorString(rc), log_));
-    }
-    ~NvrtcProgram() {
-        if (prog_) nvrtcDestroyProgram(&prog_);
-    }
-    NvrtcProgram(const NvrtcProgram&) = delete;
-    NvrtcProgram& operator=(const NvrtcProgram&) = delete;
-
-    nvrtcProgram get() const { return prog_; }
-    std::string& log() { return log_; }
-    CompileError fail(const std::string& what) const {
-        return CompileError(
-            fmt::format("NVRTC: {} for {} (arch {})", what, spec_.description, spec_.arch));
-    }
-
-private:
-    const CompileSpec& spec_;
-    nvrtcProgram prog_ = nullptr;
-    std::string log_;
-};
-
-} // namespace
-
 CompiledKernel nvrtc_compile(const CompileSpec& spec) {
     auto t0 = std::chrono::steady_clock::now();
-    NvrtcProgram program(spec, true);
-    const nvrtcProgram prog = program.get();
-    auto fail = [&](const std::string& what) { return program.fail(what); };
+    // Every file is offered under its full path and each unique shorter suffix
+    // ("kernels/a/b.cuh" also as "a/b.cuh" and "b.cuh"), matching any quoted include.
+    std::vector<std::pair<std::string, const std::string*>> headers;
+    std::set<std::string> seen, ambiguous;
+    for (const auto& [path, text] : spec.sources->files()) {
+        for (size_t pos = 0; pos != std::string::npos; pos = path.find('/', pos + 1)) {
+            std::string name = path.substr(pos == 0 ? 0 : pos + 1);
+            if (!seen.insert(name).second) ambiguous.insert(name);
+            headers.emplace_back(std::move(name), &text);
+        }
+    }
+    std::vector<const char*> names, contents;
+    for (const auto& [name, text] : headers) {
+        if (ambiguous.count(name) && !spec.sources->find(name)) continue;
+        names.push_back(name.c_str());
+        contents.push_back(text->c_str());
+    }
+
+    nvrtcProgram prog;
+    auto fail = [&](const std::string& what) {
+        return CompileError(
+            fmt::format("NVRTC: {} for {} (arch {})", what, spec.description, spec.arch));
+    };
+    if (nvrtcCreateProgram(&prog, spec.program.c_str(), "squall_program.cu",
+                           static_cast<int>(names.size()), contents.data(),
+                           names.data()) != NVRTC_SUCCESS)
+        throw fail("nvrtcCreateProgram failed");
+    struct Guard {
+        nvrtcProgram* p;
+        ~Guard() { nvrtcDestroyProgram(p); }
+    } guard{&prog};
+
+    nvrtcAddNameExpression(prog, spec.name_expression.c_str());
+    std::vector<std::string> opts = spec.options;
+    opts.push_back("--gpu-architecture=" + spec.arch);
+    std::vector<const char*> opt_ptrs;
+    for (const auto& o : opts) opt_ptrs.push_back(o.c_str());
+    nvrtcResult rc = nvrtcCompileProgram(prog, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
+
     CompiledKernel out;
-    out.log = std::move(program.log());
+    size_t log_size = 0;
+    nvrtcGetProgramLogSize(prog, &log_size);
+    if (log_size > 1) {
+        out.log.resize(log_size);
+        nvrtcGetProgramLog(prog, out.log.data());
+        out.log.resize(log_size - 1);
+    }
+    if (rc != NVRTC_SUCCESS)
+        throw fail(fmt::format("compilation failed ({})\n--- NVRTC log ---\n{}",
+                               nvrtcGetErrorString(rc), out.log));
 
     const char* lowered = nullptr;
     if (nvrtcGetLoweredName(prog, spec.name_expression.c_str(), &lowered) != NVRTC_SUCCESS ||
@@ -136,19 +114,6 @@ CompiledKernel nvrtc_compile(const CompileSpec& spec) {
     return out;
 }
 
-std::string nvrtc_compile_lto_ir(const CompileSpec& spec) {
-    CompileSpec lto = spec;
-    lto.options.push_back("-dlto");
-    NvrtcProgram program(lto, false);
-    size_t size = 0;
-    if (nvrtcGetLTOIRSize(program.get(), &size) != NVRTC_SUCCESS || size == 0)
-        throw program.fail("no LTO-IR produced");
-    std::string ir(size, '\0');
-    nvrtcGetLTOIR(program.get(), ir.data());
-    if (!program.log().empty()) log_debug("NVRTC log for {}:\n{}", spec.description, program.log());
-    return ir;
-}
-
 #else
 
 int nvrtc_version() {
@@ -156,9 +121,6 @@ int nvrtc_version() {
 }
 CompiledKernel nvrtc_compile(const CompileSpec&) {
     throw NoDeviceError("CUDA support not built: cannot compile kernels with NVRTC");
-}
-std::string nvrtc_compile_lto_ir(const CompileSpec&) {
-    throw NoDeviceError("CUDA support not built: cannot compile with NVRTC");
 }
 
 #endif

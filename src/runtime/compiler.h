@@ -37,11 +37,6 @@ int nvrtc_version();
 // CUDA support is not built).
 CompiledKernel nvrtc_compile(const CompileSpec& spec);
 
-// Compiles spec.program (NVRTC -dlto) to LTO-IR, for a library that links device code into
-// its own kernels at run time (cuFFT's JIT callbacks); spec.name_expression is not used.
-// Not cached: such programs are small and compiled once per plan. Throws as nvrtc_compile.
-std::string nvrtc_compile_lto_ir(const CompileSpec& spec);
-
 // Thread-safe compile cache. In memory, concurrent requests for the same spec wait
 // for one compilation. On disk, files are named by a hash of the spec (source,
 // options, arch) and the NVRTC version; writes go to a temporary file and are then

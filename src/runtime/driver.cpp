@@ -43,7 +43,6 @@ namespace squall::rt {
     X(cuMemAllocHost) \
     X(cuMemFreeHost) \
     X(cuMemcpyHtoD) \
-    X(cuMemcpyHtoDAsync) \
     X(cuMemcpyDtoH) \
     X(cuMemcpyDtoD) \
     X(cuMemcpyDtoDAsync) \
@@ -242,12 +241,6 @@ void Driver::upload(DevicePtr dst, const void* src, size_t bytes) const {
     check(api_->p_cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
 }
 
-void Driver::upload_async(DevicePtr dst, const void* src, size_t bytes, StreamHandle s) const {
-    require();
-    check(api_->p_cuMemcpyHtoDAsync(dst, src, bytes, static_cast<CUstream>(s)),
-          "cuMemcpyHtoDAsync");
-}
-
 void Driver::download(void* dst, DevicePtr src, size_t bytes) const {
     check(api_->p_cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
 }
@@ -430,9 +423,6 @@ void* Driver::host_alloc(size_t) const {
 }
 void Driver::host_free(void*) const {}
 void Driver::upload(DevicePtr, const void*, size_t) const {
-    require();
-}
-void Driver::upload_async(DevicePtr, const void*, size_t, StreamHandle) const {
     require();
 }
 void Driver::download(void*, DevicePtr, size_t) const {

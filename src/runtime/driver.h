@@ -86,9 +86,6 @@ public:
     void* host_alloc(size_t bytes) const;
     void host_free(void* p) const;
     void upload(DevicePtr dst, const void* src, size_t bytes) const;
-    // The same in order on stream s; src may be reused on return (pageable memory is staged
-    // before the call returns).
-    void upload_async(DevicePtr dst, const void* src, size_t bytes, StreamHandle s) const;
     void download(void* dst, DevicePtr src, size_t bytes) const;
     void memset8(DevicePtr dst, unsigned char value, size_t bytes) const;
     // Device to device, also into memory of another device or process (IPC-mapped).

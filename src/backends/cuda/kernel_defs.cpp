@@ -2,7 +2,6 @@
 
 #include "backends/cuda/traverse_defs.h"
 #include "embedded/gpu_kernel_sources.h"
-#include "runtime/compiler.h"
 #include "runtime/term.h"
 
 #include <stdexcept>
@@ -62,16 +61,6 @@ rt::SourcesPtr kernel_sources() {
         return rt::SourcesPtr(std::move(set));
     }();
     return sources;
-}
-
-std::string compile_lto_ir(std::string description, std::string program, std::string arch) {
-    rt::CompileSpec spec;
-    spec.description = std::move(description);
-    spec.program = std::move(program);
-    spec.sources = kernel_sources();
-    spec.options = {"-std=c++20"};
-    spec.arch = std::move(arch);
-    return rt::nvrtc_compile_lto_ir(spec);
 }
 
 rt::KernelDef make_def(const KernelType& t, const Variant& v) {

@@ -55,8 +55,4 @@ rt::KernelDef make_reduce_final_def(const std::string& acc_type, int op);
 // The embedded sources (kernels/*.cuh and the traversal).
 rt::SourcesPtr kernel_sources();
 
-// `program` (which may include any kernels/*.cuh) compiled to LTO-IR for arch, for a library
-// that links device code into its own kernels (cuFFT's JIT callbacks). Throws rt::CompileError.
-std::string compile_lto_ir(std::string description, std::string program, std::string arch);
-
 } // namespace squall::gpu

@@ -22,7 +22,7 @@ namespace cfg {
 
 const std::vector<SectionKeys>& schema_sections() {
     static const std::vector<SectionKeys> sections = {
-        {"model", {"precision", "backend", "tendencies", "pressure_rhs"}},
+        {"model", {"precision", "backend", "tendencies"}},
         {"grid",
          {"itot", "jtot", "ktot", "xsize", "ysize", "zsize", "z", "stretch", "stretch_factor",
           "utrans", "vtrans"}},
@@ -212,7 +212,6 @@ void read_sections(CaseReader& r, Config& c) {
     model.choice("precision", c.precision, precision_names);
     model.choice("backend", c.backend, backend_names);
     model.choice("tendencies", c.tendencies, tendencies_names);
-    model.choice("pressure_rhs", c.pressure_rhs, pressure_rhs_names);
 
     Section grid = top.child("grid", keys_of("grid"));
     for (const char* k : {"itot", "ktot", "xsize", "zsize"}) grid.require(k);

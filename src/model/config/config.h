@@ -21,9 +21,6 @@ enum class Backend { automatic, cpu, gpu };
 // scalar (kernels/tend_fused.cuh), or in separate ones; automatic picks per backend
 // (tendencies.cpp: fused_tendencies).
 enum class Tendencies { automatic, fused, separate };
-// model.pressure_rhs: the Poisson right-hand side by a pass of its own (pres_in), or inside the
-// GPU solve's forward transform (a cuFFT load callback, one rank); automatic: the pass.
-enum class PressureRhs { automatic, pass, transform };
 enum class AdvecScheme { second, second_i5 }; // "2", "2i5"
 enum class DiffType { none, constant, smag2 };
 // dry: prognostic th; buoy: prognostic b; moist: prognostic thl with the passive scalar qt
@@ -232,8 +229,6 @@ struct Config {
     Precision precision = Precision::dbl;          // model.precision: float | double
     Backend backend = Backend::automatic;          // model.backend: auto | cpu | gpu
     Tendencies tendencies = Tendencies::automatic; // model.tendencies: auto | fused | separate
-    PressureRhs pressure_rhs =
-        PressureRhs::automatic; // model.pressure_rhs: auto | pass | transform
 
     GridConfig grid;
     MpiConfig mpi;

@@ -60,7 +60,6 @@ std::string emit_resolved(const Config& c) {
     w.text("precision", name_of(precision_names, c.precision));
     w.text("backend", name_of(backend_names, c.backend));
     w.text("tendencies", name_of(tendencies_names, c.tendencies));
-    w.text("pressure_rhs", name_of(pressure_rhs_names, c.pressure_rhs));
     w.end();
 
     const GridConfig& g = c.grid;

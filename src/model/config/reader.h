@@ -163,9 +163,6 @@ inline constexpr Named<Backend> backend_names[] = {
 inline constexpr Named<Tendencies> tendencies_names[] = {{"auto", Tendencies::automatic},
                                                          {"fused", Tendencies::fused},
                                                          {"separate", Tendencies::separate}};
-inline constexpr Named<PressureRhs> pressure_rhs_names[] = {{"auto", PressureRhs::automatic},
-                                                            {"pass", PressureRhs::pass},
-                                                            {"transform", PressureRhs::transform}};
 inline constexpr Named<AdvecScheme> advec_names[] = {{"2", AdvecScheme::second},
                                                      {"2i5", AdvecScheme::second_i5}};
 inline constexpr Named<DiffType> diff_names[] = {

@@ -77,17 +77,12 @@ Model<T>::Model(const Config& cfg, const Decomposition& decomp)
       halo_(g_.d, decomp, on_device_) {
     if (on_device_) {
 #ifdef SQUALL_GPU_MODEL
-        pres_gpu_ = std::make_shared<PressureSolverGpu<T>>(
-            g_, decomp_, cfg.pressure_rhs == PressureRhs::transform);
+        pres_gpu_ = std::make_shared<PressureSolverGpu<T>>(g_, decomp_);
 #else
         throw std::runtime_error("backend 'gpu': this build has no GPU model (no CUDA toolkit at "
                                  "build time); use the CPU backend");
 #endif
     } else {
-        if (cfg.pressure_rhs == PressureRhs::transform)
-            throw std::runtime_error("model.pressure_rhs: transform needs the GPU backend (the "
-                                     "CPU solve's FFTW transforms take no callbacks); use pass "
-                                     "(or auto)");
         pres_ = std::make_unique<PressureSolver<T>>(g_, decomp_);
     }
     rk_a_ = cfg.rk_order == 4 ? rk4_a : rk3_a;

@@ -21,33 +21,27 @@ void Model<T>::pressure_and_update(T b_dt, T a_next) {
     const auto& d = g_.d;
     // The divergence reads the tendencies at i+1 and j+1, so their halos must be current.
     halo_.exchange({f_.ut.data(), f_.vt.data(), f_.wt.data()}, d.kcells);
-    const sq::PresIn<T> rhs{.p = f_.p.data(),
-                            .u = f_.u.data(),
-                            .v = f_.v.data(),
-                            .w = f_.w.data(),
-                            .ut = f_.ut.data(),
-                            .vt = f_.vt.data(),
-                            .wt = f_.wt.data(),
-                            .dzi = m_.dzi,
-                            .rho = m_.rho,
-                            .rhoh = m_.rhoh,
-                            .dxi = g_.dxi,
-                            .dyi = g_.dyi,
-                            .dtsi = T(1) / b_dt,
-                            .jj = d.jj,
-                            .kk = d.kk};
+    launch_interior(d, sq::PresIn<T>{.p = f_.p.data(),
+                                     .u = f_.u.data(),
+                                     .v = f_.v.data(),
+                                     .w = f_.w.data(),
+                                     .ut = f_.ut.data(),
+                                     .vt = f_.vt.data(),
+                                     .wt = f_.wt.data(),
+                                     .dzi = m_.dzi,
+                                     .rho = m_.rho,
+                                     .rhoh = m_.rhoh,
+                                     .dxi = g_.dxi,
+                                     .dyi = g_.dyi,
+                                     .dtsi = T(1) / b_dt,
+                                     .jj = d.jj,
+                                     .kk = d.kk});
 #ifdef SQUALL_GPU_MODEL
-    if (pres_gpu_ && pres_gpu_->rhs_in_transform()) { // model.pressure_rhs: transform
-        pres_gpu_->solve(rhs);
-    } else if (pres_gpu_) {
-        launch_interior(d, rhs);
+    if (pres_gpu_)
         pres_gpu_->solve(f_.p.data());
-    } else
+    else
 #endif
-    {
-        launch_interior(d, rhs);
         pres_->solve(f_.p);
-    }
     halo_.exchange(f_.p.data(), d.kcells);
     launch_interior(d, sq::PresOutRk<T>{.u = f_.u.data(),
                                         .v = f_.v.data(),

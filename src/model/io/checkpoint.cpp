@@ -272,12 +272,11 @@ void prune_checkpoints(const std::string& dir, const std::string& case_name, int
 
 bool restart_mutable_key(const std::string& key) {
     // Run control and output, the requested backend and rank layout, the case name, and
-    // whether the tendencies are fused and where the pressure's right-hand side is computed:
-    // the physics do not depend on them (fused and separate kernels give bitwise the same
-    // tendencies on the CPU, and the right-hand side is the same per-point function).
+    // whether the tendencies are fused: the physics do not depend on them (fused and
+    // separate kernels give bitwise the same tendencies).
     return key == "name" || key == "time.endtime" || key == "time.max_steps" ||
            key == "time.walltime_limit" || key.rfind("output.", 0) == 0 || key == "model.backend" ||
-           key.rfind("mpi.", 0) == 0 || key == "model.tendencies" || key == "model.pressure_rhs";
+           key.rfind("mpi.", 0) == 0 || key == "model.tendencies";
 }
 
 namespace {

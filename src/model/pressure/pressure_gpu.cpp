@@ -1,7 +1,6 @@
 #include "model/pressure/pressure_gpu.h"
 
 #include <cufft.h>
-#include <cufftXt.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,7 +10,6 @@
 #include <stdexcept>
 
 #include "backends/cuda/gpu_launch.h"
-#include "backends/cuda/kernel_defs.h"
 #include "model/comm/device_exchange.h"
 #include "model/pressure/pencil_solve.h"
 #include "model/pressure/pressure.h"
@@ -60,7 +58,6 @@ struct Cufft;
 template <>
 struct Cufft<double> {
     static constexpr cufftType r2c = CUFFT_D2Z, c2r = CUFFT_Z2D;
-    static constexpr cufftXtCallbackType load_real = CUFFT_CB_LD_REAL_DOUBLE;
     static cufftResult forward(cufftHandle p, double* in, double* out) {
         return cufftExecD2Z(p, in, reinterpret_cast<cufftDoubleComplex*>(out));
     }
@@ -72,7 +69,6 @@ struct Cufft<double> {
 template <>
 struct Cufft<float> {
     static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R;
-    static constexpr cufftXtCallbackType load_real = CUFFT_CB_LD_REAL;
     static cufftResult forward(cufftHandle p, float* in, float* out) {
         return cufftExecR2C(p, in, reinterpret_cast<cufftComplex*>(out));
     }
@@ -114,50 +110,17 @@ PressureGpuLayout<T> PressureGpuLayout<T>::make(const Grid<T>& grid) {
 
 namespace {
 
-// cuFFT links JIT callbacks (LTO-IR, their symbol named) from CUDA 13's cuFFT 12 on.
-constexpr bool have_jit_callbacks = CUFFT_VERSION >= 12000;
-
-// A load callback for the forward transform: LTO-IR defining `symbol`, and the device
-// pointer cuFFT passes it as callerInfo.
-struct LoadCallback {
-    const std::string& lto_ir;
-    const char* symbol;
-    void* info;
-};
-
-} // namespace
-
-template <typename T>
-std::string pressure_rhs_load_lto_ir(const std::string& arch) {
-    const char* real = sizeof(T) == 4 ? "float" : "double";
-    return gpu::compile_lto_ir(
-        fmt::format("the pressure solve's load callback ({})", real),
-        fmt::format("#include \"pressure.cuh\"\n"
-                    "extern \"C\" __device__ {0} {1}(void*, unsigned long long offset, void* info, "
-                    "void*) {{\n"
-                    "    return (*static_cast<const sq::PresInLoad<{0}>*>(info))(offset);\n"
-                    "}}\n",
-                    real, pressure_rhs_load_symbol),
-        arch);
-}
-template std::string pressure_rhs_load_lto_ir<float>(const std::string&);
-template std::string pressure_rhs_load_lto_ir<double>(const std::string&);
-
-namespace {
-
 // One batched cuFFT plan, destroyed with the object.
 template <typename T>
 class CufftPlan {
 public:
     // rank 1 or 2 transforms of dims (slowest first), batch of them; forward: R2C, else C2R.
     // The complex side is contiguous; the real side too, or where `real` says (a field).
-    // The plan runs on `stream`, the one the kernels run on. A forward plan may load its
-    // input through `load` (linked here, at planning).
+    // The plan runs on `stream`, the one the kernels run on.
     CufftPlan(int rank, int* dims, long batch, bool forward, rt::StreamHandle stream,
-              const PressureRealLayout* real = nullptr, const LoadCallback* load = nullptr)
+              const PressureRealLayout* real = nullptr)
         : forward_(forward) {
         check_cufft(cufftCreate(&plan_), "cufftCreate");
-        if (load) set_load(*load);
         std::size_t work = 0;
         const int nc_fast = dims[rank - 1] / 2 + 1;
         int cembed[2] = {rank == 2 ? dims[0] : nc_fast, nc_fast};
@@ -181,19 +144,6 @@ public:
         }
     }
     ~CufftPlan() { cufftDestroy(plan_); }
-    // Between cufftCreate and the planning, as cuFFT wants.
-    void set_load(const LoadCallback& load) {
-        cufftResult r = CUFFT_NOT_SUPPORTED;
-        if constexpr (have_jit_callbacks) {
-            void* info[1] = {load.info}; // one per GPU
-            r = cufftXtSetJITCallback(plan_, load.symbol, load.lto_ir.data(), load.lto_ir.size(),
-                                      Cufft<T>::load_real, info);
-        }
-        if (r != CUFFT_SUCCESS) {
-            cufftDestroy(plan_);
-            check_cufft(r, "cufftXtSetJITCallback (model.pressure_rhs: transform)");
-        }
-    }
     CufftPlan(const CufftPlan&) = delete;
     CufftPlan& operator=(const CufftPlan&) = delete;
 
@@ -338,22 +288,15 @@ struct PressureSolverGpu<T>::Impl {
     std::unique_ptr<CufftPlan<T>> fwd, bwd; // between the field's interior and cplx_buf
     long field_offset = 0;                  // of the interior, PressureRealLayout::offset
     rt::ProblemSize problem;                // names the transforms' profile rows
-    // model.pressure_rhs: transform: the forward transform loads the right-hand side through
-    // PresInLoad (kernels/pressure.cuh), compiled to LTO-IR; its PresInLoad lives in load_info.
-    bool rhs_in_transform = false;
-    std::string load_ir;
-    rt::DeviceBuffer load_info;
 
-    Impl(const Grid<T>& grid, const Decomposition& decomp, bool rhs_in_transform_asked)
-        : rhs_in_transform(rhs_in_transform_asked) {
+    Impl(const Grid<T>& grid, const Decomposition& decomp) {
         const rt::StreamHandle stream = solver_backend().stream();
         rt::Driver::get().make_current();
-        const GridDims& d = grid.d;
-        if (rhs_in_transform) refuse_transform_rhs(d, decomp);
         if (decomp.npx * decomp.npy > 1) {
             pencil = std::make_unique<PencilGpu<T>>(grid, decomp, stream);
             return;
         }
+        const GridDims& d = grid.d;
         problem = rt::ProblemSize(d.itot, d.jtot, d.ktot);
         lay = PressureGpuLayout<T>::make(grid);
         const long ncplx = lay.ncol * d.ktot;
@@ -369,60 +312,16 @@ struct PressureSolverGpu<T>::Impl {
 
         if (lay.needs_fft()) { // batched over the levels
             PressureRealLayout real = lay.real_layout(d);
-            LoadCallback rhs_load{load_ir, pressure_rhs_load_symbol, nullptr};
-            if (rhs_in_transform) {
-                load_ir = pressure_rhs_load_lto_ir<T>(solver_backend().runtime().arch());
-                load_info = rt::DeviceBuffer(sizeof(sq::PresInLoad<T>));
-                rhs_load.info = as_ptr<void>(load_info);
-            }
-            fwd = std::make_unique<CufftPlan<T>>(real.rank, real.n, lay.ktot, true, stream, &real,
-                                                 rhs_in_transform ? &rhs_load : nullptr);
+            fwd = std::make_unique<CufftPlan<T>>(real.rank, real.n, lay.ktot, true, stream, &real);
             bwd = std::make_unique<CufftPlan<T>>(real.rank, real.n, lay.ktot, false, stream, &real);
             field_offset = real.offset;
         }
     }
 
-    // Where the right-hand side cannot be computed in the transform, the reason.
-    static void refuse_transform_rhs(const GridDims& d, const Decomposition& decomp) {
-        std::string why;
-        if (!have_jit_callbacks)
-            why = fmt::format("this build's cuFFT ({}) links no JIT callbacks (cuFFT 12, CUDA 13, "
-                              "does)",
-                              CUFFT_VERSION);
-        else if (decomp.npx * decomp.npy > 1)
-            why = fmt::format("on {} ranks the solve runs on pencils, whose transforms do not "
-                              "read the field",
-                              decomp.npx * decomp.npy);
-        else if (d.itot == 1 && d.jtot == 1)
-            why = "a grid of one column has no transform";
-        if (!why.empty())
-            throw std::runtime_error("model.pressure_rhs: transform: " + why +
-                                     "; use pass (or auto)");
-    }
-
-    void solve(const sq::PresIn<T>& rhs) {
-        if (!rhs_in_transform)
-            throw std::logic_error("GPU pressure solver: solve(PresIn) needs a solver built "
-                                   "with rhs_in_transform");
-        gpu::Backend& b = solver_backend();
-        rt::Driver::get().make_current();
-        const sq::PresInLoad<T> load{rhs, int(field_offset)};
-        rt::Driver::get().upload_async(load_info.get(), &load, sizeof(load), b.stream());
-        solve_field(rhs.p, b);
-    }
-
     void solve(T* p) {
-        if (rhs_in_transform)
-            throw std::logic_error("GPU pressure solver: built with rhs_in_transform, its "
-                                   "forward transform loads through solve(PresIn)");
         gpu::Backend& b = solver_backend();
         rt::Driver::get().make_current();
         if (pencil) return pencil->solve(p);
-        solve_field(p, b);
-    }
-
-    // One rank: the transforms, straight from and into the field p.
-    void solve_field(T* p, gpu::Backend& b) {
         T* gam = as_ptr<T>(real_buf);
         T* cbuf = as_ptr<T>(cplx_buf);
         if (!lay.needs_fft()) { // one column: the values into the real parts and back
@@ -436,9 +335,8 @@ struct PressureSolverGpu<T>::Impl {
                 "GPU pressure solver: the field's first interior point is not aligned to {} "
                 "bytes; pass a field with the model's layout (Field3d, leading pad)",
                 2 * sizeof(T)));
-        // With the right-hand side loaded inside, the row says so (no pres_in row then).
-        b.runtime().profile_library(rhs_in_transform ? "cufft_forward+pres_in" : "cufft_forward",
-                                    problem, b.stream(), [&] { fwd->run(p + field_offset, cbuf); });
+        b.runtime().profile_library("cufft_forward", problem, b.stream(),
+                                    [&] { fwd->run(p + field_offset, cbuf); });
         steps.thomas(cbuf, gam);
         b.runtime().profile_library("cufft_inverse", problem, b.stream(),
                                     [&] { bwd->run(p + field_offset, cbuf); });
@@ -447,9 +345,8 @@ struct PressureSolverGpu<T>::Impl {
 };
 
 template <typename T>
-PressureSolverGpu<T>::PressureSolverGpu(const Grid<T>& grid, const Decomposition& decomp,
-                                        bool rhs_in_transform)
-    : impl_(std::make_unique<Impl>(grid, decomp, rhs_in_transform)) {}
+PressureSolverGpu<T>::PressureSolverGpu(const Grid<T>& grid, const Decomposition& decomp)
+    : impl_(std::make_unique<Impl>(grid, decomp)) {}
 
 template <typename T>
 PressureSolverGpu<T>::~PressureSolverGpu() = default;
@@ -457,16 +354,6 @@ PressureSolverGpu<T>::~PressureSolverGpu() = default;
 template <typename T>
 void PressureSolverGpu<T>::solve(T* p_device) {
     impl_->solve(p_device);
-}
-
-template <typename T>
-void PressureSolverGpu<T>::solve(const sq::PresIn<T>& rhs) {
-    impl_->solve(rhs);
-}
-
-template <typename T>
-bool PressureSolverGpu<T>::rhs_in_transform() const {
-    return impl_->rhs_in_transform;
 }
 
 template <typename T>

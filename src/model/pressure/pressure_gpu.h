@@ -9,10 +9,8 @@
 // SQUALL_HAVE_CUDA.
 #include <cstddef>
 #include <memory>
-#include <string>
 #include <vector>
 
-#include "kernels/pressure.cuh"
 #include "model/decomp.h"
 #include "model/grid.h"
 #include "model/pressure/spectral_steps.h"
@@ -26,11 +24,7 @@ public:
     // first launch, or with the backend's recording (gpu::Backend::begin_recording). The GPU
     // backend must be active (gpu::active(), else std::logic_error) with a device (else
     // rt::NoDeviceError naming the reason) and outlive the solver. Not copyable.
-    // rhs_in_transform: solve(rhs) computes the right-hand side inside the forward transform
-    // (model.pressure_rhs: transform); needs one rank and a transform (itot or jtot > 1), and
-    // cuFFT's JIT callbacks (CUDA 13), else std::runtime_error naming what is missing.
-    PressureSolverGpu(const Grid<T>& grid, const Decomposition& decomp,
-                      bool rhs_in_transform = false);
+    PressureSolverGpu(const Grid<T>& grid, const Decomposition& decomp);
     ~PressureSolverGpu();
     PressureSolverGpu(const PressureSolverGpu&) = delete;
     PressureSolverGpu& operator=(const PressureSolverGpu&) = delete;
@@ -43,12 +37,6 @@ public:
     // packing kernels before MPI. The backend must be active (else std::logic_error).
     void solve(T* p_device);
 
-    // Built with rhs_in_transform (else std::logic_error): the same with the right-hand side
-    // that `rhs` (sq::PresIn, device pointers, halos current) computes, evaluated as the
-    // forward transform loads each value; the pressure goes into rhs.p.
-    void solve(const sq::PresIn<T>& rhs);
-    bool rhs_in_transform() const;
-
     // True when solves go through pencil transposes (npx*npy > 1).
     bool pencils() const;
 
@@ -60,13 +48,6 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
-
-// The load callback of model.pressure_rhs: transform (sq::PresInLoad, kernels/pressure.cuh),
-// compiled by NVRTC to LTO-IR for arch; it defines pressure_rhs_load_symbol, which cuFFT
-// links into the forward transform. Throws rt::CompileError.
-inline constexpr const char* pressure_rhs_load_symbol = "squall_pressure_rhs_load";
-template <typename T>
-std::string pressure_rhs_load_lto_ir(const std::string& arch);
 
 // The one-rank transforms: their shape, and where their real values lie in a field of the
 // model's layout (cuFFT's and FFTW's advanced layout). Rank 2 runs over [slow][fast], rank 1

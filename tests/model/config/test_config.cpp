@@ -47,7 +47,6 @@ void expect_same(const Config& a, const Config& b) {
     EXPECT_EQ(a.precision, b.precision);
     EXPECT_EQ(a.backend, b.backend);
     EXPECT_EQ(a.tendencies, b.tendencies);
-    EXPECT_EQ(a.pressure_rhs, b.pressure_rhs);
     EXPECT_EQ(a.grid.itot, b.grid.itot);
     EXPECT_EQ(a.grid.jtot, b.grid.jtot);
     EXPECT_EQ(a.grid.ktot, b.grid.ktot);
@@ -117,7 +116,6 @@ TEST(Config, FullCaseReadsEveryField) {
     EXPECT_EQ(c.precision, Precision::single);
     EXPECT_EQ(c.backend, Backend::cpu);
     EXPECT_EQ(c.tendencies, Tendencies::separate);
-    EXPECT_EQ(c.pressure_rhs, PressureRhs::pass);
     EXPECT_EQ(c.grid.itot, 48);
     EXPECT_EQ(c.grid.jtot, 24);
     EXPECT_EQ(c.grid.ktot, 4);
@@ -186,7 +184,6 @@ TEST(Config, Defaults) {
     EXPECT_EQ(c.precision, Precision::dbl);
     EXPECT_EQ(c.backend, Backend::automatic);
     EXPECT_EQ(c.tendencies, Tendencies::automatic);
-    EXPECT_EQ(c.pressure_rhs, PressureRhs::automatic);
     EXPECT_EQ(c.grid.jtot, 1);
     EXPECT_EQ(c.grid.ysize, 1.0);
     EXPECT_TRUE(c.grid.z.empty());

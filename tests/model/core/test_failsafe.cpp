@@ -262,20 +262,6 @@ TEST(Failsafe, DeviceEstimateFollowsTheTendencies) {
 // separate and the fused kernels, with and without the scalar's stage in them (drycbl:
 // 2i5 with Smagorinsky; drycbl_dns: a sponge kernel keeps the stage in rk_update), and with
 // passive scalars and moist thermodynamics (bomex; its ql only with statistics).
-// model.pressure_rhs: transform is a GPU solve's; on the CPU backend the model refuses to
-// start, naming the key, rather than quietly computing the right-hand side in a pass.
-TEST(Failsafe, PressureRhsInTheTransformNeedsTheGpu) {
-    const Config cfg = load_case("drycbl", {"grid.itot=8", "grid.jtot=8", "grid.ktot=8",
-                                            "model.backend=cpu", "model.pressure_rhs=transform"});
-    try {
-        ModelRun<double> run(cfg, MPI_COMM_SELF);
-        ADD_FAILURE() << "a CPU model took model.pressure_rhs: transform";
-    } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("model.pressure_rhs"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("GPU backend"), std::string::npos) << e.what();
-    }
-}
-
 TEST(Failsafe, FieldCountIsWhatTheModelAllocates) {
     for (const char* name : {"drycbl", "drycbl_dns", "bomex"})
         for (const char* t : {"separate", "fused"})

@@ -7,17 +7,10 @@
 // - the device-to-device exchange between ranks falls back to host staging, saying why;
 // - the solver's own steps (spectral_steps.h: the kernel structs, their ranges and
 //   members), run on the CPU through launch.h with FFTW standing in for cuFFT (same R2C
-//   layout and sign), reproduce the CPU PressureSolver;
-// - model.pressure_rhs: transform's load callback (sq::PresInLoad) compiles to LTO-IR that
-//   links by its symbol (nvJitLink, as cuFFT links it), and hands the transform, at each offset of
-//   its input layout, what PresIn writes there.
+//   layout and sign), reproduce the CPU PressureSolver.
 // The test runs with SQUALL_CUDA_DRIVER pointing at a missing library (see CMakeLists.txt).
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
-#ifdef SQUALL_TEST_NVJITLINK
-#include <nvJitLink.h>
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -30,7 +23,6 @@
 #include <vector>
 
 #include "backends/cuda/gpu_launch.h"
-#include "backends/cuda/kernel_defs.h"
 #include "kernels/pressure_spectral.cuh"
 #include "model/comm/device_exchange.h"
 #include "model/decomp.h"
@@ -264,57 +256,6 @@ TEST(GpuPressureCompile, KernelsCompileWithNvrtcForSm90) {
     }
 }
 
-#ifdef SQUALL_TEST_NVJITLINK
-// The load callback of model.pressure_rhs: transform, as the solver compiles it for cuFFT,
-// linked as cuFFT links it (nvJitLink, LTO) into a kernel that calls it by its symbol with
-// cuFFT's load signature: the link resolves the call only if the IR defines that name (a
-// caller of another name must fail to link, which shows the check can fail).
-std::string caller_lto_ir(const char* real, const char* symbol) {
-    return gpu::compile_lto_ir(
-        "a caller of the load callback",
-        fmt::format("extern \"C\" __device__ {0} {1}(void*, unsigned long long, void*, void*);\n"
-                    "extern \"C\" __global__ void caller({0}* out, void* info) {{\n"
-                    "    out[0] = {1}(out, 3ull, info, nullptr);\n"
-                    "}}\n",
-                    real, symbol),
-        "sm_90");
-}
-
-// nvJitLink's log when linking the LTO-IR parts to sm_90 fails, "" when it succeeds.
-std::string link_error(const std::vector<const std::string*>& parts) {
-    const char* opts[] = {"-arch=sm_90", "-lto"};
-    nvJitLinkHandle h = nullptr;
-    if (nvJitLinkCreate(&h, 2, opts) != NVJITLINK_SUCCESS) return "nvJitLinkCreate failed";
-    nvJitLinkResult r = NVJITLINK_SUCCESS;
-    for (const std::string* ir : parts)
-        if (r == NVJITLINK_SUCCESS)
-            r = nvJitLinkAddData(h, NVJITLINK_INPUT_LTOIR, ir->data(), ir->size(), "part");
-    if (r == NVJITLINK_SUCCESS) r = nvJitLinkComplete(h);
-    std::string log;
-    if (r != NVJITLINK_SUCCESS) {
-        std::size_t n = 0;
-        nvJitLinkGetErrorLogSize(h, &n);
-        log.assign(n + 1, '\0');
-        nvJitLinkGetErrorLog(h, log.data());
-        log = fmt::format("nvJitLink error {}: {}", int(r), log.c_str());
-    }
-    nvJitLinkDestroy(&h);
-    return log;
-}
-
-TEST(GpuPressureCompile, RhsLoadCallbackLinksAsCufftLinksIt) {
-    const std::string f = pressure_rhs_load_lto_ir<float>("sm_90");
-    const std::string d = pressure_rhs_load_lto_ir<double>("sm_90");
-    const std::string call_f = caller_lto_ir("float", pressure_rhs_load_symbol);
-    const std::string call_d = caller_lto_ir("double", pressure_rhs_load_symbol);
-    EXPECT_EQ(link_error({&call_f, &f}), "");
-    EXPECT_EQ(link_error({&call_d, &d}), "");
-    const std::string other = caller_lto_ir("double", "squall_no_such_callback");
-    EXPECT_NE(link_error({&other, &d}), "") << "a call to an undefined symbol linked";
-}
-
-#endif
-
 // ---- no device ----
 
 TEST(GpuPressureNoDevice, ConstructionNeedsTheActiveBackendWithADevice) {
@@ -453,80 +394,6 @@ TEST(GpuPressureEmulation, StretchedFloat) {
 }
 TEST(GpuPressureEmulation, OddSizesFloat) {
     check_emulation<float>(15, 9, 7, true, 17, 1e-4);
-}
-
-// model.pressure_rhs: transform. The forward transform asks for its real input by offset in
-// its layout (PressureRealLayout: (fast + slow nembed) stride + k dist from the first interior
-// point); PresInLoad must answer, at every offset the transform reads, bit for bit what PresIn
-// writes at that point of the field, so that the transform sees the same input as after a
-// pres_in pass. Random velocities, tendencies and profiles, ghosts included.
-template <typename T>
-void check_rhs_load(int itot, int jtot, int ktot, unsigned seed) {
-    const Config cfg = ptest::make_case(itot, jtot, ktot, true);
-    const Grid<T> grid = Grid<T>::make(cfg, 1, 1, 0, 0);
-    const GridDims& d = grid.d;
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    std::vector<Field3d<T>> f;
-    for (int n = 0; n < 6; ++n) {
-        f.emplace_back(d);
-        for (int k = 0; k < d.kcells; ++k)
-            for (int j = 0; j < d.jcells; ++j)
-                for (int i = 0; i < d.icells; ++i) f.back()(i, j, k) = T(dist(rng));
-    }
-    std::vector<T> rho(std::size_t(d.kcells)), rhoh(std::size_t(d.kcells + 1));
-    for (T& r : rho) r = T(1 + 0.2 * dist(rng));
-    for (T& r : rhoh) r = T(1 + 0.2 * dist(rng));
-    Field3d<T> p(d);
-    p.fill(std::numeric_limits<T>::quiet_NaN());
-    const sq::PresIn<T> rhs{.p = p.data(),
-                            .u = f[0].data(),
-                            .v = f[1].data(),
-                            .w = f[2].data(),
-                            .ut = f[3].data(),
-                            .vt = f[4].data(),
-                            .wt = f[5].data(),
-                            .dzi = grid.dzi.data(),
-                            .rho = rho.data(),
-                            .rhoh = rhoh.data(),
-                            .dxi = grid.dxi,
-                            .dyi = grid.dyi,
-                            .dtsi = T(3.75),
-                            .jj = d.jj,
-                            .kk = d.kk};
-    for (int k = d.kstart; k < d.kend; ++k)
-        for (int j = d.jstart; j < d.jend; ++j)
-            for (int i = d.istart; i < d.iend; ++i) rhs(i, j, k);
-
-    const PressureGpuLayout<T> lay = PressureGpuLayout<T>::make(grid);
-    ASSERT_TRUE(lay.needs_fft());
-    const PressureRealLayout real = lay.real_layout(d);
-    const sq::PresInLoad<T> load{rhs, int(real.offset)};
-    const int nslow = real.rank == 2 ? real.n[0] : 1, nfast = real.n[real.rank - 1];
-    const long nembed = real.nembed[real.rank - 1];
-    T* const first = p.data() + real.offset;
-    for (int k = 0; k < d.ktot; ++k)
-        for (int cs = 0; cs < nslow; ++cs)
-            for (int cf = 0; cf < nfast; ++cf) {
-                const long offset = (cf + cs * nembed) * real.stride + long(k) * real.dist;
-                ASSERT_FALSE(std::isnan(first[offset]))
-                    << "offset " << offset << ": a point PresIn skips, or one read twice";
-                ASSERT_EQ(load((unsigned long long)offset), first[offset])
-                    << "offset " << offset << " (" << cf << ", " << cs << ", " << k << ")";
-                first[offset] = std::numeric_limits<T>::quiet_NaN(); // read
-            }
-    // The transform read every interior point.
-    for (int k = d.kstart; k < d.kend; ++k)
-        for (int j = d.jstart; j < d.jend; ++j)
-            for (int i = d.istart; i < d.iend; ++i)
-                ASSERT_TRUE(std::isnan(p(i, j, k))) << "not read: " << i << "," << j << "," << k;
-}
-
-TEST(GpuPressureRhsLoad, AtEveryOffsetTheTransformReads) {
-    check_rhs_load<double>(24, 20, 16, 51);
-    check_rhs_load<double>(32, 1, 24, 52); // x-z: rank 1 along x
-    check_rhs_load<double>(1, 12, 10, 53); // itot = 1: rank 1 along y, strided by jj
-    check_rhs_load<float>(15, 9, 7, 54);
 }
 
 TEST(GpuPressureLayout, WavenumbersAndMeanMode) {
