@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <vector>
@@ -47,7 +48,17 @@ void report(rt::Runtime& rt, const Options& o, Pool<T>& pool, const rt::KernelDe
     // Every configuration timed, so that a search's landscape can be studied afterwards.
     json all = json::array();
     for (const Timing& t : timings)
-        all.push_back({{"config", d.space().config_to_json(t.config)}, {"ms", t.ms}});
+        all.push_back(
+            {{"config", d.space().config_to_json(t.config)}, {"ms", t.ms}, {"origin", t.origin}});
+    // A candidate given with --config against the seed record, in the same process.
+    const auto timed = [&](const char* origin) {
+        return std::find_if(timings.begin(), timings.end(),
+                            [&](const Timing& t) { return t.origin == origin; });
+    };
+    if (const auto rec = timed("record"), cand = timed("config");
+        rec != timings.end() && cand != timings.end())
+        std::printf("  --config %.4f ms against the record's %.4f ms: %.3f times\n", cand->ms,
+                    rec->ms, cand->ms / rec->ms);
     out.push_back({{"key", d.key()},
                    {"problem", {s.problem[0], s.problem[1], s.problem[2]}},
                    {"arrays", s.arrays},

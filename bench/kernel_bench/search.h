@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace squall::kernel_bench {
@@ -79,11 +80,16 @@ private:
     double ref_result_ = 0;
 };
 
-// The configurations timed without a search: every one of a small space; otherwise the
-// default, the seed wisdom's record for the size and --config, where valid.
-std::vector<rt::Config> direct_candidates(rt::Runtime& rt, const Options& o,
-                                          const rt::KernelDef& def, const rt::ProblemSize& p,
-                                          bool small, std::optional<rt::Config>& start);
+// The configurations timed without a search, each with its Timing::origin: the default,
+// every one of a small space, the seed wisdom's record for the size and this device, and
+// --config, where valid. One that is two of these is timed once ("record+config").
+struct Candidate {
+    rt::Config config;
+    std::string origin;
+};
+std::vector<Candidate> direct_candidates(rt::Runtime& rt, const Options& o,
+                                         const rt::KernelDef& def, const rt::ProblemSize& p,
+                                         bool small, std::optional<rt::Config>& start);
 
 // Times the direct candidates, then searches with the evaluations the kernel is given;
 // every verified timing lands in ev.timings. False when the default failed (say so and skip).
@@ -91,12 +97,14 @@ template <typename T>
 bool search_kernel(rt::Runtime& rt, const Options& o, const rt::KernelDef& def, const Search<T>& s,
                    BenchEvaluator<T>& ev) {
     std::optional<rt::Config> start;
-    for (const rt::Config& c : direct_candidates(rt, o, def, s.problem, s.small, start)) {
-        const tuner::Measurement m = ev.measure(c);
-        if (m.status != tuner::Status::ok)
-            std::fprintf(stderr, "  %s [%s]: %s: %s\n", def.key().c_str(),
-                         def.space().format(c).c_str(), tuner::status_name(m.status),
-                         m.detail.c_str());
+    for (const Candidate& c : direct_candidates(rt, o, def, s.problem, s.small, start)) {
+        const tuner::Measurement m = ev.measure(c.config);
+        if (m.status == tuner::Status::ok)
+            ev.timings.back().origin = c.origin;
+        else
+            std::fprintf(stderr, "  %s [%s] (%s): %s: %s\n", def.key().c_str(),
+                         def.space().format(c.config).c_str(), c.origin.c_str(),
+                         tuner::status_name(m.status), m.detail.c_str());
     }
     if (ev.timings.empty() || ev.timings[0].config != def.space().default_config()) {
         std::fprintf(stderr, "  %s: the default configuration failed; skipped\n",

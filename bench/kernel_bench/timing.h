@@ -6,6 +6,7 @@
 #include "runtime/runtime.h"
 
 #include <functional>
+#include <string>
 
 namespace squall::kernel_bench {
 
@@ -41,9 +42,13 @@ double stream_fraction(rt::Runtime& rt, Pool<T>& pool, const Mix& m, int reps) {
 }
 
 // One configuration timed: its median and how far its output lay from the default's.
+// One verified configuration's time; origin says why it was timed ("default", "record" of
+// the seed wisdom, "config" given on the command line, "enumerated" of a small space, or
+// "search"), so that a candidate can be told from the record in the JSON.
 struct Timing {
     rt::Config config;
     double ms = 0, diff = 0;
+    std::string origin = "search";
 };
 
 } // namespace squall::kernel_bench
