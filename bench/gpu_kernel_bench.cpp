@@ -12,8 +12,11 @@
 //
 // --evals, --others: the search's evaluations for advec_u_2i5 and diff_uvw_smag, and for
 // every other 3-D kernel (0: no search). --strategy and --seed as for `squall tune`.
-// --seed-wisdom: DIR's record for the kernel, size and device is timed and starts the search.
-// --config: this configuration is timed too (parameters not named take their defaults).
+// --seed-wisdom: DIR's record for the kernel, size and device is timed and starts the search
+// (only this GPU's own: so that scripts/gpu-compare times the same configurations in both
+// trees on a GPU without records).
+// --config: this configuration is timed too (parameters not named take their defaults); the
+// JSON gives each timing's origin (default, record, config, enumerated, search).
 // --unaligned times the unpadded layout (rows of icells, interior not aligned) instead of
 // the model's (grid.h row_align), to measure what the alignment gives.
 //
