@@ -41,10 +41,10 @@ double stream_fraction(rt::Runtime& rt, Pool<T>& pool, const Mix& m, int reps) {
     return double(m.arrays()) * double(n) * sizeof(T) / (it->second * 1e-3) / kCeiling;
 }
 
-// One configuration timed: its median and how far its output lay from the default's.
-// One verified configuration's time; origin says why it was timed ("default", "record" of
-// the seed wisdom, "config" given on the command line, "enumerated" of a small space, or
-// "search"), so that a candidate can be told from the record in the JSON.
+// One configuration timed: its median, how far its output lay from the default's, and why it
+// was timed ("default", "record" of the seed wisdom, "config" given on the command line,
+// "enumerated" of a small space, or "search"), so that a candidate can be told from the
+// record in the JSON.
 struct Timing {
     rt::Config config;
     double ms = 0, diff = 0;
