@@ -57,6 +57,8 @@ Exit status: 0 done, 1 an error in the input or the run, 2 a usage error,
 // Exit statuses (docs/output.md, "Exit status"): 0 done, 1 an error in the input or the run
 // (the message says which), 2 a usage error, 128 + signal after a stop by a signal.
 constexpr int exit_error = 1, exit_usage = 2;
+// More OpenMP threads per rank than this is a typo, not a machine (GOMP crashed on 100000).
+constexpr int max_threads = 1024;
 
 // A command line CLI11 refuses: its message in squall's form, and the usage status; help
 // and --version print and exit 0.
@@ -72,6 +74,12 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** 
         std::find(commands.begin(), commands.end(), first) == commands.end())
         what = fmt::format("unknown command '{}'; the commands are {}", first,
                            fmt::join(commands, ", "));
+    // `squall --versio`: likewise, an option before the command that CLI11 does not know.
+    else if (first.size() > 1 && first[0] == '-' && first != "--help" && first != "-h" &&
+             first != "--version")
+        what = fmt::format("unknown option '{}'; before a command only --help and --version are "
+                           "options, and the commands are {}",
+                           first, fmt::join(commands, ", "));
     error(what + " (squall --help shows the usage)");
     return exit_usage;
 }
@@ -104,11 +112,11 @@ int main(int argc, char** argv) {
     };
     CLI::App* run = app.add_subcommand("run", "run a case");
     add_case_options(run);
-    // More threads than this is a typo, not a machine (GOMP crashed on 100000).
     run->add_option("--threads", threads,
                     "OpenMP threads per rank (default: OMP_NUM_THREADS, else the rank's share "
                     "of the cores, fewer where other processes hold them)")
-        ->check(CLI::Range(1, 1024));
+        ->check(CLI::Range(1, max_threads))
+        ->default_str("auto");
     std::string restart;
     run->add_option("--restart", restart,
                     "continue from a checkpoint: a file, or 'latest' (the newest of this case "
@@ -150,7 +158,17 @@ int main(int argc, char** argv) {
         } else {
             if (threads > 0) {
                 omp_set_num_threads(threads);
-            } else if (!std::getenv("OMP_NUM_THREADS")) {
+            } else if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+                // The runtime took it at start; a team this large crashes in GOMP.
+                if (omp_get_max_threads() > max_threads) {
+                    error(fmt::format("OMP_NUM_THREADS={}: {} OpenMP threads per rank, more than "
+                                      "{}; set it lower, or give --threads",
+                                      env, omp_get_max_threads(), max_threads));
+                    squall::h5::shutdown();
+                    MPI_Finalize();
+                    return exit_usage;
+                }
+            } else {
                 const squall::app::ThreadChoice c = squall::app::default_threads();
                 omp_set_num_threads(c.threads);
                 if (rank_of_world() == 0)

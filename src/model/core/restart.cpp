@@ -122,7 +122,7 @@ void Model<T>::restart(const std::string& file) {
                         cfg_.name, diffs.size(), list));
     }
     const double t0 = wall_seconds(); // the copy to the device counts
-    io::read_checkpoint_fields(file, fields, decomp_);
+    const std::size_t unchecked = io::read_checkpoint_fields(file, fields, decomp_);
     for (Field3d<T>* t : {&f_.ut, &f_.vt, &f_.wt, &f_.st})
         if (t->size() > 0) t->fill(T(0)); // host; the copy below takes them to the device
     f_.to_device();
@@ -144,6 +144,10 @@ void Model<T>::restart(const std::string& file) {
                        cfg_.endtime);
         fmt::print("squall: checkpoint {} read: {:.1f} MB in {:.3f} s\n", file,
                    field_bytes(g_, fields.size()) / 1e6, read_s);
+        if (unchecked > 0)
+            fmt::print("squall: checkpoint {} has no checksum for {} of its {} fields (written "
+                       "before squall stored them): their data is not verified\n",
+                       file, unchecked, fields.size());
         if (info.npx != decomp_.npx || info.npy != decomp_.npy || info.backend != backend)
             fmt::print("squall: restart on {} ranks ({} x {}, {}) from a checkpoint written on {} "
                        "ranks ({} x {}, {}): continues to round-off, not bitwise\n",

@@ -143,14 +143,16 @@ int run_case(const Config& cfg_in) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const Decomp2 np = resolve_decomposition(cfg, nprocs);
     Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, np.npx, np.npy);
-    // Refusals that would otherwise come after hours, or as a bare std::bad_alloc.
-    prepare_output_dir(cfg, decomp.comm);
+    // Refusals that would otherwise come after hours, or as a bare std::bad_alloc. The
+    // output directory comes last: a run refused for its GPU or memory creates no directory
+    // and removes no earlier checkpoint (--overwrite).
     if (!choose_backend(cfg, decomp, rank)) {
         decomp.free();
         return 1;
     }
     check_host_memory(cfg, Grid<double>::make(cfg, np.npx, np.npy, decomp.px, decomp.py).d,
                       decomp.comm);
+    prepare_output_dir(cfg, decomp.comm);
     if (rank == 0) {
         fmt::print("squall: case '{}' on {} rank(s) as {} x {}, precision {}, backend {}\n",
                    cfg.name, nprocs, np.npx, np.npy,

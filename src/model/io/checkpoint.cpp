@@ -11,12 +11,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
 #include <optional>
+#include <type_traits>
 
 namespace squall::io {
 
@@ -46,6 +49,47 @@ void pack_interior(const Field3d<T>& a, std::vector<T>& buf) {
             for (int i = d.istart; i < d.iend; ++i) buf[n++] = a(i, j, k);
 }
 
+std::uint64_t splitmix64(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// This rank's share of a field's checksum: the sum, modulo 2^64, of a hash of each interior
+// value's bits and its global index. A sum does not depend on the order of its terms, so the
+// checksum of the global array is the same on every rank layout (docs/output.md).
+template <typename T>
+std::uint64_t checksum_share(const Field3d<T>& a) {
+    using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+    const GridDims& d = a.dims();
+    std::uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum)
+    for (int k = d.kstart; k < d.kend; ++k)
+        for (int j = d.jstart; j < d.jend; ++j) {
+            const std::uint64_t row = (std::uint64_t(k - d.kstart) * std::uint64_t(d.jtot) +
+                                       std::uint64_t(d.joffset + j - d.jstart)) *
+                                          std::uint64_t(d.itot) +
+                                      std::uint64_t(d.ioffset);
+            for (int i = d.istart; i < d.iend; ++i) {
+                const std::uint64_t index = row + std::uint64_t(i - d.istart);
+                sum += splitmix64(std::uint64_t(std::bit_cast<Bits>(a(i, j, k))) ^
+                                  (index * 0xd1b54a32d192ed03ull));
+            }
+        }
+    return sum;
+}
+
+// The checksums of the global fields, on every rank.
+template <typename T>
+std::vector<std::uint64_t> checksums(const std::vector<CheckpointField<T>>& fields,
+                                     const Decomposition& dc) {
+    std::vector<std::uint64_t> share, total(fields.size());
+    for (const auto& f : fields) share.push_back(checksum_share(*f.field));
+    MPI_Allreduce(share.data(), total.data(), int(share.size()), MPI_UINT64_T, MPI_SUM, dc.comm);
+    return total;
+}
+
 void fsync_path(const std::string& path, bool directory) {
     const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
     if (fd < 0) throw H5Fail("open for fsync");
@@ -58,7 +102,8 @@ void fsync_path(const std::string& path, bool directory) {
 // the first failed step.
 template <typename T>
 void write_on_root(const std::string& tmp, const CheckpointInfo& info,
-                   const std::vector<CheckpointField<T>>& fields, const Decomposition& dc,
+                   const std::vector<CheckpointField<T>>& fields,
+                   const std::vector<std::uint64_t>& sums, const Decomposition& dc,
                    const std::vector<Block>& blocks, std::string& error) {
     const h5::Quiet quiet;
     gather::Steps attempt(error);
@@ -93,13 +138,15 @@ void write_on_root(const std::string& tmp, const CheckpointInfo& info,
     });
     const hsize_t dims[3] = {hsize_t(info.ktot), hsize_t(info.jtot), hsize_t(info.itot)};
     std::vector<T> buf;
-    for (const auto& f : fields) {
+    for (std::size_t n = 0; n < fields.size(); ++n) {
+        const auto& f = fields[n];
         std::optional<Id> space, ds;
         attempt([&] {
             space.emplace(H5Screate_simple(3, dims, nullptr), H5Sclose, f.name + " space");
             ds.emplace(H5Dcreate2(*group, f.name.c_str(), file_type<T>(), *space, H5P_DEFAULT,
                                   *dcpl, H5P_DEFAULT),
                        H5Dclose, f.name);
+            h5::write_uint_attr(*ds, "checksum", sums[n]);
         });
         gather::write_blocks(attempt, ds, space, 0, info.ktot, f.name, blocks, dc, buf,
                              [&] { pack_interior(*f.field, buf); });
@@ -121,12 +168,13 @@ void fail_hdf5_call_for_testing(long n) {
 template <typename T>
 void write_checkpoint(const std::string& path, const CheckpointInfo& info,
                       const std::vector<CheckpointField<T>>& fields, const Decomposition& dc) {
+    const std::vector<std::uint64_t> sums = checksums(fields, dc);
     auto write_root = [&](const std::string& tmp, const std::vector<Block>& blocks,
                           std::string& error) {
         h5::FailInjection& inject = h5::fail_injection();
         inject.count = 0;
         inject.on = true;
-        write_on_root(tmp, info, fields, dc, blocks, error);
+        write_on_root(tmp, info, fields, sums, dc, blocks, error);
         inject.on = false;
     };
     auto send = [&] {
@@ -194,17 +242,25 @@ CheckpointInfo read_checkpoint_info(const std::string& path) {
 }
 
 template <typename T>
-void read_checkpoint_fields(const std::string& path, const std::vector<CheckpointField<T>>& fields,
-                            const Decomposition&) {
+std::size_t read_checkpoint_fields(const std::string& path,
+                                   const std::vector<CheckpointField<T>>& fields,
+                                   const Decomposition& dc) {
     const h5::Quiet quiet;
+    std::string error;
+    // The file's checksum of each field (absent: written before checksums), and this rank's
+    // share of the checksum of what it read.
+    std::vector<std::optional<std::uint64_t>> stored(fields.size());
+    std::vector<std::uint64_t> share(fields.size(), 0), total(fields.size(), 0);
     try {
         Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), h5::close_file, "open");
         std::vector<T> buf;
-        for (const auto& f : fields) {
+        for (std::size_t n = 0; n < fields.size(); ++n) {
+            const auto& f = fields[n];
             Field3d<T>& a = *f.field;
             const GridDims& d = a.dims();
             Id ds(H5Dopen2(file, ("fields/" + f.name).c_str(), H5P_DEFAULT), H5Dclose,
                   "field " + f.name);
+            if (h5::has_attr(ds, "checksum")) stored[n] = h5::read_uint_attr(ds, "checksum");
             Id space(H5Dget_space(ds), H5Sclose, f.name + " space");
             hsize_t dims[3] = {};
             if (check(H5Sget_simple_extent_ndims(space), f.name) != 3)
@@ -223,15 +279,36 @@ void read_checkpoint_fields(const std::string& path, const std::vector<Checkpoin
             buf.resize(std::size_t(d.imax) * d.jmax * d.ktot);
             check(H5Dread(ds, mem_type<T>(), mspace, space, H5P_DEFAULT, buf.data()),
                   "reading " + f.name);
-            std::size_t n = 0;
+            std::size_t p = 0;
             for (int k = d.kstart; k < d.kend; ++k)
                 for (int j = d.jstart; j < d.jend; ++j)
-                    for (int i = d.istart; i < d.iend; ++i) a(i, j, k) = buf[n++];
+                    for (int i = d.istart; i < d.iend; ++i) a(i, j, k) = buf[p++];
+            share[n] = checksum_share(a);
         }
         file.close("close");
     } catch (const H5Fail& e) {
-        throw CheckpointError(fmt::format("cannot read checkpoint {}: {}", path, e.what()));
+        error = e.what();
     }
+    // Every rank learns whether any failed before the checksums are summed, so that a rank
+    // that could not read does not leave the others waiting.
+    int failed = error.empty() ? 0 : 1, any_failed = 0;
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, dc.comm);
+    if (any_failed)
+        throw CheckpointError(fmt::format("cannot read checkpoint {}: {}", path,
+                                          failed ? error : "another rank could not read it"));
+    MPI_Allreduce(share.data(), total.data(), int(share.size()), MPI_UINT64_T, MPI_SUM, dc.comm);
+    std::size_t unchecked = 0;
+    for (std::size_t n = 0; n < fields.size(); ++n) {
+        if (!stored[n]) {
+            ++unchecked;
+        } else if (*stored[n] != total[n]) {
+            throw CheckpointError(fmt::format(
+                "checkpoint {} is corrupt: field {} does not match its checksum (file {:#018x}, "
+                "data {:#018x}); restart from an earlier checkpoint (--restart FILE)",
+                path, fields[n].name, *stored[n], total[n]));
+        }
+    }
+    return unchecked;
 }
 
 std::string checkpoint_name(const std::string& case_name, std::int64_t itime) {
@@ -328,11 +405,11 @@ template void write_checkpoint<float>(const std::string&, const CheckpointInfo&,
 template void write_checkpoint<double>(const std::string&, const CheckpointInfo&,
                                        const std::vector<CheckpointField<double>>&,
                                        const Decomposition&);
-template void read_checkpoint_fields<float>(const std::string&,
-                                            const std::vector<CheckpointField<float>>&,
-                                            const Decomposition&);
-template void read_checkpoint_fields<double>(const std::string&,
-                                             const std::vector<CheckpointField<double>>&,
-                                             const Decomposition&);
+template std::size_t read_checkpoint_fields<float>(const std::string&,
+                                                   const std::vector<CheckpointField<float>>&,
+                                                   const Decomposition&);
+template std::size_t read_checkpoint_fields<double>(const std::string&,
+                                                    const std::vector<CheckpointField<double>>&,
+                                                    const Decomposition&);
 
 } // namespace squall::io

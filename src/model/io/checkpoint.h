@@ -42,7 +42,8 @@ struct CheckpointField {
     Field3d<T>* field; // host copy of this rank's field (interior read/written)
 };
 
-// Writes "<path>.tmp.<pid>" in the same directory, checks every HDF5 call, fsyncs and
+// Writes "<path>.tmp.<pid>" in the same directory, with a checksum of each field (an
+// attribute, independent of the rank layout), checks every HDF5 call, fsyncs and
 // renames it to path. Collective over decomp.comm: rank 0 writes, the other ranks send
 // their blocks one at a time. On failure the temporary file is removed, any previous file
 // at path is left untouched, and every rank throws CheckpointError naming path.
@@ -52,10 +53,14 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info,
 
 CheckpointInfo read_checkpoint_info(const std::string& path);
 
-// Each rank reads its own block of every field (interior only; ghosts are left alone).
+// Each rank reads its own block of every field (interior only; ghosts are left alone) and
+// checks each field against the checksum the file stores (CheckpointError when one
+// differs: the file is corrupt). Collective over decomp.comm. Returns the number of fields
+// the file has no checksum for (written by a squall before checksums).
 template <typename T>
-void read_checkpoint_fields(const std::string& path, const std::vector<CheckpointField<T>>& fields,
-                            const Decomposition& decomp);
+std::size_t read_checkpoint_fields(const std::string& path,
+                                   const std::vector<CheckpointField<T>>& fields,
+                                   const Decomposition& decomp);
 
 // "<case>.chk.<itime, 20 digits>.h5": names sort in time order.
 std::string checkpoint_name(const std::string& case_name, std::int64_t itime);

@@ -151,6 +151,24 @@ std::int64_t read_int_attr(hid_t loc, const char* name) {
     return v;
 }
 
+void write_uint_attr(hid_t loc, const char* name, std::uint64_t value) {
+    Id space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
+    Id attr(H5Acreate2(loc, name, H5T_STD_U64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+            std::string("attribute ") + name);
+    check(H5Awrite(attr, H5T_NATIVE_UINT64, &value), std::string("writing attribute ") + name);
+}
+
+std::uint64_t read_uint_attr(hid_t loc, const char* name) {
+    std::uint64_t v = 0;
+    Id attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, std::string("attribute ") + name);
+    check(H5Aread(attr, H5T_NATIVE_UINT64, &v), std::string("reading attribute ") + name);
+    return v;
+}
+
+bool has_attr(hid_t loc, const char* name) {
+    return check(H5Aexists(loc, name), std::string("attribute ") + name) > 0;
+}
+
 hid_t latest_fapl() {
     const hid_t fapl = check(H5Pcreate(H5P_FILE_ACCESS), "file access properties");
     if (H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0) {

@@ -123,6 +123,9 @@ void write_int_attr(hid_t loc, const char* name, std::int64_t value);
 void write_real_attr(hid_t loc, const char* name, double value);
 std::string read_string_attr(hid_t loc, const char* name); // fixed-length strings
 std::int64_t read_int_attr(hid_t loc, const char* name);
+void write_uint_attr(hid_t loc, const char* name, std::uint64_t value);
+std::uint64_t read_uint_attr(hid_t loc, const char* name);
+bool has_attr(hid_t loc, const char* name);
 
 // Bytes the file at path can still grow by: free space on its filesystem and the
 // process's file size limit. Appending writers refuse a sample that would not fit, so

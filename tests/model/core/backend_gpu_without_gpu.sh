@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # `squall run --backend gpu` where no GPU is usable (the test hides the driver through
-# SQUALL_CUDA_DRIVER): a non-zero exit that is not a crash, and a message naming why.
+# SQUALL_CUDA_DRIVER): a non-zero exit that is not a crash, and a message naming why; and
+# the refused run leaves no trace: output.dir is not created, and --overwrite removes no
+# earlier checkpoint (both happened before the GPU was looked for).
 # Usage: backend_gpu_without_gpu.sh SQUALL CASE
 set -u
-output=$("$1" run "$2" --backend gpu --set time.max_steps=1 --set output.stats_every=0 2>&1)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+output=$("$1" run "$2" --backend gpu --set time.max_steps=1 --set output.stats_every=0 \
+    --set output.dir="$tmp/new" 2>&1)
 status=$?
 echo "$output"
 echo "exit status: $status"
@@ -18,4 +23,10 @@ if ! grep -qE "no CUDA driver/GPU found|no GPU support" <<<"$output"; then
     exit 1
 fi
 if grep -q "^step " <<<"$output"; then echo "FAIL: the run started anyway"; exit 1; fi
+if [[ -e $tmp/new ]]; then echo "FAIL: the refused run created output.dir"; exit 1; fi
+mkdir "$tmp/old"
+earlier="$tmp/old/drycbl.chk.00000000000000000001.h5"
+echo "an earlier run's checkpoint" >"$earlier"
+"$1" run "$2" --backend gpu --overwrite --set output.dir="$tmp/old" >/dev/null 2>&1
+if [[ ! -f $earlier ]]; then echo "FAIL: the refused run removed an earlier checkpoint"; exit 1; fi
 echo "clean refusal"

@@ -4,11 +4,16 @@
 // pruning of old checkpoints; the same state gives the same file, byte for byte.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <thread>
+
+#include <hdf5.h>
 
 #include "restart_support.h"
 #include "tests/support/model_run.h"
@@ -155,6 +160,67 @@ TEST_F(Checkpoint, LatestAndKeep) {
     EXPECT_EQ(info.precision, "double");
     EXPECT_EQ(info.itot, 16);
     EXPECT_EQ(info.z.size(), 16u);
+}
+
+// Changes a checkpoint's data of one field in place, as a disk or a copy might: edit(values)
+// gets the whole field (z, y, x), in double.
+template <typename Edit>
+void edit_field(const std::string& file, const std::string& name, Edit&& edit) {
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const hid_t ds = H5Dopen2(f, ("fields/" + name).c_str(), H5P_DEFAULT);
+    ASSERT_GE(ds, 0);
+    std::vector<double> v(16u * 16 * 16);
+    ASSERT_GE(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+    edit(v);
+    ASSERT_GE(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+    H5Dclose(ds);
+    H5Fclose(f);
+}
+
+// A finite bit flip in a field, or two values swapped, is refused with a message naming
+// the file and the field; the untouched checkpoint restarts.
+TEST_F(Checkpoint, CorruptFieldDataIsRefused) {
+    const std::string file = good_checkpoint();
+    const std::string copy = dir + "/copy.h5";
+    fs::copy_file(file, copy);
+    EXPECT_EQ(restart_error(file, drycbl()), "");
+    edit_field(file, "th", [](std::vector<double>& v) {
+        const std::size_t n = 5 * 256 + 4 * 16 + 3;
+        const double before = v[n];
+        v[n] = std::bit_cast<double>(std::bit_cast<std::uint64_t>(v[n]) ^ (std::uint64_t(1) << 40));
+        ASSERT_TRUE(std::isfinite(v[n]));
+        ASSERT_NE(v[n], before);
+    });
+    std::string msg = restart_error(file, drycbl());
+    EXPECT_NE(msg.find("checkpoint " + file + " is corrupt: field th does not match its checksum"),
+              std::string::npos)
+        << msg;
+    edit_field(copy, "u", [](std::vector<double>& v) {
+        ASSERT_NE(v[300], v[301]); // a swap of equal values would change nothing
+        std::swap(v[300], v[301]);
+    });
+    msg = restart_error(copy, drycbl());
+    EXPECT_NE(msg.find("field u does not match its checksum"), std::string::npos) << msg;
+}
+
+// A checkpoint written before checksums (no attribute) still restarts, and the read says
+// how many fields it could not verify.
+TEST_F(Checkpoint, CheckpointWithoutChecksumsIsRead) {
+    const std::string file = good_checkpoint();
+    {
+        const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        ASSERT_GE(f, 0);
+        for (const char* name : {"fields/u", "fields/th"})
+            ASSERT_GE(H5Adelete_by_name(f, name, "checksum", H5P_DEFAULT), 0) << name;
+        H5Fclose(f);
+    }
+    ModelRun<double> run(drycbl(), MPI_COMM_WORLD, false);
+    Field3d<double> u(run.model->grid().d), th(run.model->grid().d), w(run.model->grid().d);
+    EXPECT_EQ(io::read_checkpoint_fields<double>(file, {{"u", &u}, {"th", &th}, {"w", &w}},
+                                                 run.model->decomp()),
+              2u);
+    EXPECT_EQ(restart_error(file, drycbl()), "");
 }
 
 TEST_F(Checkpoint, KeysAreValidated) {
