@@ -54,6 +54,9 @@ std::string output_dir_problem(const std::string& dir_name) {
 std::string lock_problem(const std::string& dir_name, const std::string& case_name) {
     const std::filesystem::path path =
         std::filesystem::path(dir_name) / ("." + case_name + ".lock");
+    // A second flock from this process would conflict with its own first one.
+    static std::string held;
+    if (held == path.string()) return "";
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return fmt::format("cannot create the lock file {}: {}", path.string(),
@@ -70,13 +73,14 @@ std::string lock_problem(const std::string& dir_name, const std::string& case_na
     // The pid only serves the message above; a failure to write it changes nothing.
     const std::string me = std::to_string(::getpid());
     if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, me.data(), me.size(), 0);
+    held = path.string();
     return ""; // fd stays open: the lock lasts as long as the process
 }
 
 // A fresh run's checkpoints must be its own: an earlier run's, later in model time, were
 // kept by checkpoint_keep over the new run's and then taken by --restart latest. With
 // --overwrite they go (the case's output is replaced); without, the run is refused.
-std::string stale_checkpoints_problem(const Config& cfg) {
+std::string stale_checkpoints_problem(const Config& cfg, bool remove) {
     if (!cfg.restart.empty()) return "";
     const auto old = io::list_checkpoints(cfg.output_dir, cfg.name);
     if (old.empty()) return "";
@@ -85,6 +89,7 @@ std::string stale_checkpoints_problem(const Config& cfg) {
                            "continue that run with --restart latest, or replace this case's "
                            "output with --overwrite",
                            old.back(), cfg.name, old.size());
+    if (!remove) return "";
     for (const auto& f : old) {
         std::error_code ec;
         if (!std::filesystem::remove(f, ec) && ec)
@@ -119,6 +124,19 @@ std::size_t cgroup_bytes(const char* path) {
 
 } // namespace
 
+void check_output_dir(const Config& cfg, MPI_Comm comm) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    std::string problem;
+    if (rank == 0 && std::filesystem::is_directory(cfg.output_dir)) {
+        problem = output_dir_problem(cfg.output_dir); // exists: creates nothing but a probe
+        if (problem.empty()) problem = lock_problem(cfg.output_dir, cfg.name);
+        if (problem.empty()) problem = stale_checkpoints_problem(cfg, false);
+    }
+    problem = broadcast_text(problem, comm);
+    if (!problem.empty()) throw std::runtime_error(problem);
+}
+
 void prepare_output_dir(const Config& cfg, MPI_Comm comm) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
@@ -126,7 +144,7 @@ void prepare_output_dir(const Config& cfg, MPI_Comm comm) {
     if (rank == 0) {
         problem = output_dir_problem(cfg.output_dir);
         if (problem.empty()) problem = lock_problem(cfg.output_dir, cfg.name);
-        if (problem.empty()) problem = stale_checkpoints_problem(cfg);
+        if (problem.empty()) problem = stale_checkpoints_problem(cfg, true);
     }
     problem = broadcast_text(problem, comm);
     if (!problem.empty()) throw std::runtime_error(problem);

@@ -18,6 +18,12 @@ template <typename T>
 class Model;
 struct Diagnostics;
 
+// Before the backend and memory checks: where output.dir exists, takes the case's lock in
+// it and refuses an earlier run's checkpoints without --overwrite (removing nothing), so that
+// a second run of a case is told about the first, not about the memory the first one holds.
+// Collective over comm; throws std::runtime_error naming the directory or file on every rank.
+void check_output_dir(const Config& cfg, MPI_Comm comm);
+
 // Creates output.dir when it is missing and checks that a file can be created in it; takes
 // the case's lock in it for the life of the process (one run at a time); on a fresh run,
 // removes an earlier run's checkpoints of the case with --overwrite and refuses without.

@@ -144,8 +144,9 @@ int run_case(const Config& cfg_in) {
     const Decomp2 np = resolve_decomposition(cfg, nprocs);
     Decomposition decomp = Decomposition::make(MPI_COMM_WORLD, np.npx, np.npy);
     // Refusals that would otherwise come after hours, or as a bare std::bad_alloc. The
-    // output directory comes last: a run refused for its GPU or memory creates no directory
-    // and removes no earlier checkpoint (--overwrite).
+    // output directory is created, and --overwrite removes earlier checkpoints, only after
+    // the GPU and memory checks: a run refused by those leaves no trace.
+    check_output_dir(cfg, decomp.comm);
     if (!choose_backend(cfg, decomp, rank)) {
         decomp.free();
         return 1;

@@ -286,7 +286,7 @@ std::size_t read_checkpoint_fields(const std::string& path,
             share[n] = checksum_share(a);
         }
         file.close("close");
-    } catch (const H5Fail& e) {
+    } catch (const std::exception& e) { // h5::Error, or bad_alloc: never skip the collectives
         error = e.what();
     }
     // Every rank learns whether any failed before the checksums are summed, so that a rank

@@ -27,6 +27,26 @@ if [[ -e $tmp/new ]]; then echo "FAIL: the refused run created output.dir"; exit
 mkdir "$tmp/old"
 earlier="$tmp/old/drycbl.chk.00000000000000000001.h5"
 echo "an earlier run's checkpoint" >"$earlier"
-"$1" run "$2" --backend gpu --overwrite --set output.dir="$tmp/old" >/dev/null 2>&1
+output=$("$1" run "$2" --backend gpu --overwrite --set time.max_steps=1 \
+    --set output.stats_every=0 --set output.dir="$tmp/old" 2>&1)
+status=$?
+if ((status != 1)) || ! grep -qF "backend 'gpu' requested, but " <<<"$output"; then
+    echo "$output"
+    echo "FAIL: the run into an existing output.dir was not refused for its GPU (status $status)"
+    exit 1
+fi
 if [[ ! -f $earlier ]]; then echo "FAIL: the refused run removed an earlier checkpoint"; exit 1; fi
+# Another run's lock on an existing output.dir is named before the GPU is looked for (a
+# second run on the same GPU would otherwise be refused for the memory the first one holds).
+mkdir "$tmp/busy"
+exec 9>"$tmp/busy/.drycbl.lock"
+flock -x 9
+output=$("$1" run "$2" --backend gpu --set time.max_steps=1 --set output.stats_every=0 \
+    --set output.dir="$tmp/busy" 9>&- 2>&1)
+exec 9>&-
+if ! grep -qF "is in use by another run of case 'drycbl'" <<<"$output"; then
+    echo "$output"
+    echo "FAIL: the lock was not named before the GPU"
+    exit 1
+fi
 echo "clean refusal"
