@@ -155,20 +155,17 @@ int main(int argc, char** argv) {
             if (rank_of_world() == 0)
                 fmt::print("{}\n# decomposition on {} rank(s): {} x {}\n", cfg.resolved_yaml,
                            nprocs, np.npx, np.npy);
+        } else if (const char* env = std::getenv("OMP_NUM_THREADS");
+                   threads == 0 && env && omp_get_max_threads() > max_threads) {
+            // The runtime took it at start; a team this large crashes in GOMP.
+            error(fmt::format("OMP_NUM_THREADS={}: {} OpenMP threads per rank, more than {}; set "
+                              "it lower, or give --threads",
+                              env, omp_get_max_threads(), max_threads));
+            code = exit_usage;
         } else {
             if (threads > 0) {
                 omp_set_num_threads(threads);
-            } else if (const char* env = std::getenv("OMP_NUM_THREADS")) {
-                // The runtime took it at start; a team this large crashes in GOMP.
-                if (omp_get_max_threads() > max_threads) {
-                    error(fmt::format("OMP_NUM_THREADS={}: {} OpenMP threads per rank, more than "
-                                      "{}; set it lower, or give --threads",
-                                      env, omp_get_max_threads(), max_threads));
-                    squall::h5::shutdown();
-                    MPI_Finalize();
-                    return exit_usage;
-                }
-            } else {
+            } else if (!env) {
                 const squall::app::ThreadChoice c = squall::app::default_threads();
                 omp_set_num_threads(c.threads);
                 if (rank_of_world() == 0)

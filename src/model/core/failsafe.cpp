@@ -124,30 +124,32 @@ std::size_t cgroup_bytes(const char* path) {
 
 } // namespace
 
-void check_output_dir(const Config& cfg, MPI_Comm comm) {
+namespace {
+
+// Rank 0 checks output.dir: writable, the case's lock, an earlier run's checkpoints; every
+// rank throws the first problem. Early, only an existing directory is checked and nothing is
+// removed; late, a missing one is created and --overwrite removes.
+void output_dir_checks(const Config& cfg, MPI_Comm comm, bool late) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     std::string problem;
-    if (rank == 0 && std::filesystem::is_directory(cfg.output_dir)) {
-        problem = output_dir_problem(cfg.output_dir); // exists: creates nothing but a probe
+    if (rank == 0 && (late || std::filesystem::is_directory(cfg.output_dir))) {
+        problem = output_dir_problem(cfg.output_dir);
         if (problem.empty()) problem = lock_problem(cfg.output_dir, cfg.name);
-        if (problem.empty()) problem = stale_checkpoints_problem(cfg, false);
+        if (problem.empty()) problem = stale_checkpoints_problem(cfg, late);
     }
     problem = broadcast_text(problem, comm);
     if (!problem.empty()) throw std::runtime_error(problem);
 }
 
+} // namespace
+
+void check_output_dir(const Config& cfg, MPI_Comm comm) {
+    output_dir_checks(cfg, comm, false);
+}
+
 void prepare_output_dir(const Config& cfg, MPI_Comm comm) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    std::string problem;
-    if (rank == 0) {
-        problem = output_dir_problem(cfg.output_dir);
-        if (problem.empty()) problem = lock_problem(cfg.output_dir, cfg.name);
-        if (problem.empty()) problem = stale_checkpoints_problem(cfg, true);
-    }
-    problem = broadcast_text(problem, comm);
-    if (!problem.empty()) throw std::runtime_error(problem);
+    output_dir_checks(cfg, comm, true);
 }
 
 int model_fields_3d(const Config& cfg) {

@@ -119,18 +119,30 @@ void write_string_attr(hid_t loc, const char* name, const std::string& value) {
     check(H5Awrite(attr, type, value.c_str()), std::string("writing attribute ") + name);
 }
 
-void write_int_attr(hid_t loc, const char* name, std::int64_t value) {
+namespace {
+// A scalar attribute of file type `stored`, written from / read into a value of `memory` type.
+void write_scalar_attr(hid_t loc, const char* name, hid_t stored, hid_t memory, const void* value) {
     Id space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
-    Id attr(H5Acreate2(loc, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+    Id attr(H5Acreate2(loc, name, stored, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
             std::string("attribute ") + name);
-    check(H5Awrite(attr, H5T_NATIVE_INT64, &value), std::string("writing attribute ") + name);
+    check(H5Awrite(attr, memory, value), std::string("writing attribute ") + name);
+}
+void read_scalar_attr(hid_t loc, const char* name, hid_t memory, void* value) {
+    Id attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, std::string("attribute ") + name);
+    check(H5Aread(attr, memory, value), std::string("reading attribute ") + name);
+}
+} // namespace
+
+void write_int_attr(hid_t loc, const char* name, std::int64_t value) {
+    write_scalar_attr(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
 }
 
 void write_real_attr(hid_t loc, const char* name, double value) {
-    Id space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
-    Id attr(H5Acreate2(loc, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-            std::string("attribute ") + name);
-    check(H5Awrite(attr, H5T_NATIVE_DOUBLE, &value), std::string("writing attribute ") + name);
+    write_scalar_attr(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+void write_uint_attr(hid_t loc, const char* name, std::uint64_t value) {
+    write_scalar_attr(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value);
 }
 
 std::string read_string_attr(hid_t loc, const char* name) {
@@ -146,22 +158,13 @@ std::string read_string_attr(hid_t loc, const char* name) {
 
 std::int64_t read_int_attr(hid_t loc, const char* name) {
     std::int64_t v = 0;
-    Id attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, std::string("attribute ") + name);
-    check(H5Aread(attr, H5T_NATIVE_INT64, &v), std::string("reading attribute ") + name);
+    read_scalar_attr(loc, name, H5T_NATIVE_INT64, &v);
     return v;
-}
-
-void write_uint_attr(hid_t loc, const char* name, std::uint64_t value) {
-    Id space(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
-    Id attr(H5Acreate2(loc, name, H5T_STD_U64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-            std::string("attribute ") + name);
-    check(H5Awrite(attr, H5T_NATIVE_UINT64, &value), std::string("writing attribute ") + name);
 }
 
 std::uint64_t read_uint_attr(hid_t loc, const char* name) {
     std::uint64_t v = 0;
-    Id attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, std::string("attribute ") + name);
-    check(H5Aread(attr, H5T_NATIVE_UINT64, &v), std::string("reading attribute ") + name);
+    read_scalar_attr(loc, name, H5T_NATIVE_UINT64, &v);
     return v;
 }
 
