@@ -6,6 +6,10 @@
 #include "runtime/replay.h"
 #include "tuner/tune.h"
 
+#include <map>
+#include <optional>
+#include <string>
+
 namespace squall::tuner {
 
 struct VerifyPolicy {
@@ -16,7 +20,20 @@ struct VerifyPolicy {
     // match bitwise (partial sums of reductions still within the tolerance).
     bool exact = false;
     double tolerance_f64 = 1e-12, tolerance_f32 = 1e-5;
+    // A default configuration that misses the tolerance by at most this factor differs by
+    // round-off that cancellation amplified (tolerance_after_baseline).
+    double roundoff_span = 100;
 };
+
+// An output's tolerance once the default configuration's deviation from the capture is
+// known (both relative to the output's largest reference value). A capture made by a
+// configuration whose compiler fused multiply-adds differently differs from the default's
+// result by round-off, and where the output is a small difference of large terms (the
+// advective tendency of th, about 300 K, in float) that round-off exceeds the tolerance.
+// A deviation within `span` times the tolerance is taken for it: the candidates are then
+// held to twice the default's deviation. A larger one (or NaN) leaves the tolerance: the
+// default itself is then refused, as a wrong kernel would be.
+double tolerance_after_baseline(double tolerance, double baseline_deviation, double span);
 
 // How a candidate is timed: one launch to warm up, then the median of repeated launches,
 // each between two events, with enough repetitions to fill `target_seconds` (within
@@ -53,6 +70,10 @@ class CaptureEvaluator : public KernelEvaluator {
 public:
     CaptureEvaluator(rt::Runtime& rt, rt::DeviceCapture& capture, VerifyPolicy verify = {},
                      TimingOptions timing = {});
+    // Compares `baseline` (the tune's default configuration) with the capture and widens
+    // each output's tolerance by its deviation (tolerance_after_baseline; not with
+    // `exact`). Returns a line for the log when it widened one, else empty. Before measure().
+    std::string calibrate(const rt::Config& baseline);
     Measurement measure(const rt::Config& c) override;
     std::vector<double> remeasure(const std::vector<rt::Config>& cs, int rounds) override;
 
@@ -61,11 +82,16 @@ public:
 
 private:
     double time_median(const rt::KernelInstance& k, int reps);
+    // Launches k on the capture's inputs and compares its outputs (nullopt), or says why it
+    // could not be launched.
+    std::optional<Measurement> replay(const rt::KernelInstance& k, rt::ReplayResult& v);
+    double tolerance_of(const rt::ReplayCheck& o) const;
 
     rt::DeviceCapture* capture_;
     VerifyPolicy verify_;
     TimingOptions timing_;
     size_t inexact_ = 0;
+    std::map<std::string, double> widened_; // output -> calibrated tolerance
 };
 
 // The bandwidth of a plain device copy kernel over `bytes` (read plus written bytes per

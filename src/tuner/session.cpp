@@ -218,6 +218,9 @@ void Session::tune(const rt::Capture& c, const std::string& source, size_t still
     }
     const std::string label = fmt::format("[{}] {} {} {} s{} (at {:.0f} s)", ++tuned_, def.key(),
                                           problem_text(p), to.strategy, to.seed, elapsed());
+    // The default's deviation from the capture, before the search compares anything with it.
+    if (const std::string widened = evaluator.calibrate(space.default_config()); !widened.empty())
+        rt::log_info("{}: {}", label, widened);
     line_.start(label);
     if (o_.progress) to.progress = [this](const Progress& pr) { line_.update(pr); };
     const TuneResult r = tuner::tune(space, p, rt_->device(), evaluator, *journal, to);

@@ -248,9 +248,10 @@ TuneResult tune(const rt::ConfigSpace& space, const rt::ProblemSize& problem,
     count(base);
     if (base.status == Status::verify) // every candidate would be compared with it
         throw std::runtime_error(fmt::format(
-            "the default configuration does not reproduce the capture's outputs: {} (with "
-            "--exact round-off counts too: the compiler fuses multiply-adds differently in "
-            "some configurations, such as the one that made the capture)",
+            "the default configuration does not reproduce the capture's outputs: {} (more than "
+            "round-off explains; with --exact round-off counts too: the compiler fuses "
+            "multiply-adds differently in some configurations, such as the one that made the "
+            "capture)",
             base.detail));
     if (base.status != Status::ok)
         throw std::runtime_error(fmt::format("the default configuration fails ({}): {}",
