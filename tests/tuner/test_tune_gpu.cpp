@@ -10,10 +10,13 @@
 #include "tests/support/gpu_required.h"
 #include "tuner/session.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -222,6 +225,69 @@ TEST(TuneGpu, InProcessCaptureStaysOnTheDevice) {
     data.dx.upload(x.data());
     EXPECT_NE(rt::device_hash(rt, data.dx.get(), x.size() * 8), x_hash);
     session.reset();
+    fs::remove_all(dir);
+}
+
+// A reference that the default misses by round-off cancellation amplified (put there:
+// 20 times the double tolerance at one element) widens that output's tolerance for the
+// tune, which searches and records as usual, the wrong shortcut variants still rejected;
+// a reference off by more than round-off explains (1e-8 of its largest value) stops the
+// tune before its search (CaptureEvaluator::calibrate, docs/tuning.md).
+TEST(TuneGpu, RoundOffAboveTheToleranceWidensItForTheTune) {
+    const fs::path dir = fresh_dir("squall_tune_gpu_calibrate");
+    rt::Runtime rt(capturing(dir));
+    SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
+    const int n = 1 << 20;
+    const ScaleAddData data(n, 0.25, 1000, 1.0, 7);
+    const rt::KernelDef def = scale_add_def();
+    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, data.dx.get(), data.dy.get());
+    rt::Driver::get().synchronize();
+    const std::string json = capture_file(dir);
+    ASSERT_FALSE(json.empty());
+    const rt::Capture cap = rt::load_capture(json);
+
+    for (const double off : {20e-12, 1e-8}) {
+        rt::Capture moved = cap;
+        auto y = std::find_if(moved.arrays.begin(), moved.arrays.end(),
+                              [](const rt::CapturedArray& a) { return a.name == "y"; });
+        ASSERT_NE(y, moved.arrays.end());
+        ASSERT_EQ(y->after.size(), size_t(n) * sizeof(double));
+        std::vector<double> after(static_cast<size_t>(n));
+        std::memcpy(after.data(), y->after.data(), y->after.size());
+        double largest = 0;
+        for (double v : after) largest = std::max(largest, std::abs(v));
+        after[12345] += off * largest;
+        std::memcpy(y->after.data(), after.data(), y->after.size());
+
+        tuner::SessionOptions so;
+        so.tune.strategy = "random";
+        so.tune.budget = {0, 0}; // the whole space (30 configurations)
+        so.out_dir = (dir / fmt::format("wisdom_{}", off)).string();
+        so.from_default = true;
+        so.progress = false;
+        rt::RuntimeOptions to;
+        to.cache_dir = "";
+        rt::Runtime tuning(to);
+        tuner::Session session(tuning, so);
+        if (off < 1e-10) {
+            session.tune(moved, json);
+            ASSERT_EQ(session.rows().size(), 1u);
+            EXPECT_EQ(session.rows()[0].evaluations, 30u);
+            EXPECT_EQ(session.rows()[0].rejected, 15u); // every shortcut variant
+            const rt::Wisdom w = rt::Wisdom::load(def.key(), def.space(), {so.out_dir});
+            ASSERT_EQ(w.records().size(), 1u);
+            EXPECT_EQ(w.records()[0].config[size_t(def.space().param_index("shortcut"))].as_int(),
+                      0);
+        } else {
+            try {
+                session.tune(moved, json);
+                ADD_FAILURE() << "a default 1e-8 off its reference was accepted";
+            } catch (const std::runtime_error& e) {
+                EXPECT_NE(std::string(e.what()).find("does not reproduce"), std::string::npos)
+                    << e.what();
+            }
+        }
+    }
     fs::remove_all(dir);
 }
 
