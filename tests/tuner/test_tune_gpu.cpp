@@ -91,17 +91,24 @@ struct ScaleAddData {
     }
 };
 
+// One launch of scale_add on n elements (x_p = 0.25 (p % 1000), y_p = 1 + p % 7) by a
+// runtime that captures into DIR: the capture file.
+std::string capture_scale_add(rt::Runtime& rt, const rt::KernelDef& def, const fs::path& dir,
+                              int n) {
+    const ScaleAddData data(n, 0.25, 1000, 1.0, 7);
+    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, data.dx.get(), data.dy.get());
+    rt::Driver::get().synchronize();
+    return capture_file(dir);
+}
+
 TEST(TuneGpu, RejectsAWrongKernelAndRecordsProvenance) {
     const fs::path dir = fresh_dir("squall_tune_gpu");
     rt::Runtime rt(capturing(dir));
     SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
 
     const int n = 1 << 24;
-    const ScaleAddData data(n, 0.25, 1000, 1.0, 7);
     const rt::KernelDef def = scale_add_def();
-    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, data.dx.get(), data.dy.get());
-    rt::Driver::get().synchronize();
-    const std::string json = capture_file(dir);
+    const std::string json = capture_scale_add(rt, def, dir, n);
     ASSERT_FALSE(json.empty());
     const rt::Capture cap = rt::load_capture(json);
 
@@ -238,11 +245,8 @@ TEST(TuneGpu, RoundOffAboveTheToleranceWidensItForTheTune) {
     rt::Runtime rt(capturing(dir));
     SQUALL_NEED_GPU(rt.has_device(), rt.no_device_reason());
     const int n = 1 << 20;
-    const ScaleAddData data(n, 0.25, 1000, 1.0, 7);
     const rt::KernelDef def = scale_add_def();
-    rt.instantiate(def, rt::ProblemSize(n)).launch(nullptr, n, data.dx.get(), data.dy.get());
-    rt::Driver::get().synchronize();
-    const std::string json = capture_file(dir);
+    const std::string json = capture_scale_add(rt, def, dir, n);
     ASSERT_FALSE(json.empty());
     const rt::Capture cap = rt::load_capture(json);
 
