@@ -369,10 +369,11 @@ void read_sections(CaseReader& r, Config& c) {
     cross.real_list("xz", c.cross.xz);
     cross.real_list("yz", c.cross.yz);
     cross.string_list("surface", c.cross.surface);
-    Section fout = out.child("fields", {"every", "names", "float32"});
+    Section fout = out.child("fields", {"every", "names", "float32", "checksum"});
     fout.real("every", c.fields_out.every, at_least(0));
     fout.string_list("names", c.fields_out.names);
     fout.boolean("float32", c.fields_out.float32);
+    fout.boolean("checksum", c.fields_out.checksum);
 
     // ---- Rules that involve more than one key -------------------------------------------
     check_forcing(r, c);

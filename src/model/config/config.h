@@ -220,6 +220,7 @@ struct FieldsOutputConfig {
     double every = 0;               // output.fields.every (s, 0 = off)
     std::vector<std::string> names; // output.fields.names
     bool float32 = false;           // output.fields.float32
+    bool checksum = true;           // output.fields.checksum (Fletcher-32 per chunk)
 };
 
 struct Config {

@@ -216,6 +216,7 @@ std::string emit_resolved(const Config& c) {
     w.real("every", c.fields_out.every);
     w.texts("names", c.fields_out.names);
     w.boolean("float32", c.fields_out.float32);
+    w.boolean("checksum", c.fields_out.checksum);
     w.end();
     w.end();
 

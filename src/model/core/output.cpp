@@ -538,6 +538,7 @@ void Output<T>::fields(std::int64_t itime, double time) {
     info.z = axis_values("z");
     info.zh = axis_values("zh");
     info.single = cfg_.fields_out.float32;
+    info.checksum = cfg_.fields_out.checksum;
     info.overwrite = cfg_.overwrite || restarted_;
     const auto t0 = std::chrono::steady_clock::now(); // the copy from the device counts
     std::vector<io::OutputField<T>> list;

@@ -1,6 +1,7 @@
 // 3-D field files with the serial HDF5 library: rank 0 writes, one rank's block at a time.
 #include "model/io/fields_file.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <optional>
@@ -38,6 +39,18 @@ const char* xdim(Stagger s) {
     return s == Stagger::x ? "xh" : "x";
 }
 
+// Chunks of a rank's block (all blocks have its size) and as many levels as fill about
+// 1 MiB, so that each block written fills whole chunks; with `checksum` each carries HDF5's
+// Fletcher-32 checksum, which every HDF5 reader verifies, refusing a changed chunk.
+template <typename O>
+void set_chunks(hid_t dcpl, const Block& b, int nk, bool checksum, const std::string& name) {
+    const std::size_t level = std::size_t(b.imax) * b.jmax * sizeof(O);
+    const int levels = int(std::clamp<std::size_t>((std::size_t(1) << 20) / level, 1, nk));
+    const hsize_t chunk[4] = {1, hsize_t(levels), hsize_t(b.jmax), hsize_t(b.imax)};
+    check(H5Pset_chunk(dcpl, 4, chunk), name + " chunks");
+    if (checksum) check(H5Pset_fletcher32(dcpl), name + " checksum filter");
+}
+
 // Rank 0: the file, then each field block by block; `error` names the first failed step.
 template <typename O, typename T>
 void write_on_root(const std::string& tmp, const FieldsInfo& info,
@@ -69,8 +82,10 @@ void write_on_root(const std::string& tmp, const FieldsInfo& info,
         std::optional<Id> space, ds;
         attempt([&] {
             space.emplace(H5Screate_simple(4, dims, nullptr), H5Sclose, f.name + " space");
+            const Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, f.name + " properties");
+            set_chunks<O>(dcpl, blocks.at(0), nk, info.checksum, f.name);
             ds.emplace(H5Dcreate2(*file, f.name.c_str(), h5::file_type<O>(), *space, H5P_DEFAULT,
-                                  H5P_DEFAULT, H5P_DEFAULT),
+                                  dcpl, H5P_DEFAULT),
                        H5Dclose, f.name);
             h5::write_string_attr(*ds, "units", f.units);
             h5::write_string_attr(*ds, "long_name", f.long_name);

@@ -37,6 +37,7 @@ struct FieldsInfo {
     double time = 0;
     std::vector<double> x, xh, y, yh, z, zh; // global coordinates (zh: ktot + 1 faces)
     bool single = false;                     // store as float32
+    bool checksum = true;                    // HDF5's Fletcher-32 checksum per chunk
     bool overwrite = false;                  // replace an existing file
 };
 

@@ -148,12 +148,14 @@ TEST(Config, OverridesOfThirdLevelKeys) {
     const std::string bomex = std::string(SQUALL_SOURCE_DIR) + "/cases/bomex.yaml";
     const Config c =
         load_config(bomex, {"scalars.qt.bot_value=1.0e-4", "output.fields.float32=true",
-                            "output.cross.every=60.0", "output.cross.surface=[lwp]",
+                            "output.fields.checksum=false", "output.cross.every=60.0",
+                            "output.cross.surface=[lwp]",
                             "init.profiles.u=[-5.0, -5.0, -5.0, -5.0, -5.0, -5.0]"});
     ASSERT_EQ(c.scalars.size(), 1u);
     EXPECT_EQ(c.scalars[0].bot_value, 1.0e-4);
     EXPECT_EQ(c.scalars[0].perturb_amplitude, 2.5e-5); // the file's other keys stay
     EXPECT_TRUE(c.fields_out.float32);
+    EXPECT_FALSE(c.fields_out.checksum);
     EXPECT_EQ(c.cross.every, 60.0);
     EXPECT_EQ(c.cross.surface, std::vector<std::string>{"lwp"});
     EXPECT_EQ(*c.init.profiles.column("u"), std::vector<double>(6, -5.0));
@@ -161,6 +163,7 @@ TEST(Config, OverridesOfThirdLevelKeys) {
     // A scalar the case does not have gets made, and its keys are checked as in the file.
     const Config d = load_config(bomex, {"scalars.co2.init_value=400.0"});
     ASSERT_EQ(d.scalars.size(), 2u);
+    EXPECT_TRUE(d.fields_out.checksum); // the default
     EXPECT_EQ(d.scalars[1].name, "co2");
     auto err = [&](const std::string& o) {
         try {

@@ -1,6 +1,7 @@
 """Checks the cross-section and 3-D field files of cross_fields.sh.
 
 Usage: check_output.py DIR_ONE_RANK DIR_FOUR_RANKS|- [DIR_RESTARTED]
+(the restarted run's 3-D fields are written without checksums)
 
 The grid and positions are those of cross_fields.sh (drycbl, 16 x 12 x 10 points on
 4800 x 4800 x 2400 m, uniform levels). Values are compared with the final checkpoint of
@@ -149,6 +150,35 @@ for name in ["u", "v", "w", "th", "evisc"]:
     expect(np.array_equal(got, want), f"fields: {name} differs from the checkpoint")
     if name == "w":
         expect(np.all(v.values[0, ktot] == 0), "fields: w at the top face is not 0")
+
+# Each 3-D field carries HDF5's Fletcher-32 checksum: a copy with one byte of a chunk
+# changed is refused by the reader, the original reads.
+with h5py.File(fields[-1], "r") as f:
+    for name in ["u", "v", "w", "th", "evisc"]:
+        expect(f[name].fletcher32 and f[name].chunks is not None,
+               f"fields: {name} has no checksum (chunks {f[name].chunks})")
+    chunk = f["th"].id.get_chunk_info(0)
+bad = os.path.join(one, "corrupt.h5")
+with open(fields[-1], "rb") as f:
+    data = bytearray(f.read())
+data[chunk.byte_offset + chunk.size // 2] ^= 0x10
+with open(bad, "wb") as f:
+    f.write(data)
+try:
+    with h5py.File(bad, "r") as f:
+        f["th"][()]
+    errors.append("fields: a changed byte of th was read without an error")
+except OSError as e:
+    expect("checksum" in str(e).lower() or "filter" in str(e).lower(),
+           f"fields: the changed byte gave an unexpected error: {e}")
+with h5py.File(bad, "r") as f:  # the other fields of that file still read
+    expect(np.array_equal(f["u"][()], xr.open_dataset(fields[-1], engine="h5netcdf")["u"].values),
+           "fields: u of the file with a changed th differs")
+os.remove(bad)
+for other in ([four] if four != "-" else []) + sys.argv[3:]:  # 2x2 ranks: 8 x 6 chunks
+    with h5py.File(os.path.join(other, os.path.basename(fields[-1])), "r") as f:
+        expect(f["th"].fletcher32 == (other == four),
+               f"fields: th in {other} has fletcher32 {f['th'].fletcher32}")
 
 # 2x2 ranks and a restarted run: the same files, bitwise.
 others = [] if four == "-" else [(four, "2x2 ranks")]
