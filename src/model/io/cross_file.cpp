@@ -47,11 +47,13 @@ std::unique_ptr<CrossFile> CrossFile::create(const std::string& path, const Cros
         const hsize_t nz = f->axis_size(v.zdim), ny = f->axis_size(v.ydim),
                       nx = f->axis_size(v.xdim);
         const hsize_t dims[4] = {0, nz, ny, nx}, maxdims[4] = {H5S_UNLIMITED, nz, ny, nx};
-        // One sample per chunk; one level per chunk when a sample is large.
+        // One sample per chunk; one level per chunk when a sample is large. Each sample
+        // fills whole chunks, each with a Fletcher-32 checksum that readers verify.
         const hsize_t chunk[4] = {1, nz * ny * nx > (1u << 20) ? 1 : nz, ny, nx};
         Id space(H5Screate_simple(4, dims, maxdims), H5Sclose, "dataspace of " + v.name);
         Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creation properties of " + v.name);
         check(H5Pset_chunk(dcpl, 4, chunk), "chunks of " + v.name);
+        check(H5Pset_fletcher32(dcpl), "checksum filter of " + v.name);
         Id ds(H5Dcreate2(fid, v.name.c_str(), h.single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space,
                          H5P_DEFAULT, dcpl, H5P_DEFAULT),
               H5Dclose, "creating dataset " + v.name);

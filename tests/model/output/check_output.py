@@ -86,6 +86,8 @@ for o, (axis, pos) in positions.items():
     expect(np.array_equal(seconds(ds.time.values), [0.0, 30.0, 60.0, 90.0, 120.0]),
            f"{o}: time axis {seconds(ds.time.values)!r}")
     expect(abs(chk_time - seconds(ds.time.values)[-1]) < 1e-6, f"{o}: last sample is not the checkpoint's")
+    with h5py.File(path, "r") as f:
+        expect(all(f[n].fletcher32 for n in stagger), f"{o}: a section without a checksum")
     for name, dims in stagger.items():
         v = ds[name]
         expect(v.dims == ("time",) + dims, f"{o}: {name} has dims {v.dims}, expected {dims}")
