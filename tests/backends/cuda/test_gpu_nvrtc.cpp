@@ -13,6 +13,7 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include <string>
 
 namespace {
 
@@ -196,7 +197,8 @@ TEST(GpuKernelsNvrtc, CaptureLayoutForEveryTunableKernel) {
 namespace {
 
 // The shipped H200 wisdom: every tunable kernel has records at 256^3 and 512^3 in both
-// precisions, all parse without warnings, and selection at 512^3 on an H200 finds an
+// precisions, all parse without warnings, every record (of any device) is valid at its own
+// size on its architecture, and selection at 512^3 on an H200 finds an
 // exact-size record (level 1) whose configuration is valid. The header's param_names are
 // the definition's parameters in order (a prefix: older files lack the newest ones).
 // A kernel written where no GPU was lent goes in kNotYetTuned until its records are shipped
@@ -230,6 +232,12 @@ void check_wisdom(std::vector<std::string>& problems) {
     for (const auto& r : w.records()) {
         has256 |= r.problem[0] == 256;
         has512 |= r.problem[0] == 512;
+        // Every device's record, valid at the size it was tuned for on its architecture.
+        std::string arch = "sm_" + r.env.compute_capability;
+        std::erase(arch, '.');
+        if (!d.space().is_valid(r.config, r.problem, rt::DeviceInfo::for_arch(arch)))
+            problems.push_back(d.key() + ": " + r.origin + " (" + r.env.device_name +
+                               ") is not valid at its own size");
     }
     if (!has256 || !has512) problems.push_back(d.key() + ": missing 256^3 or 512^3 records");
     rt::DeviceInfo h200 = rt::DeviceInfo::for_arch("sm_90");
