@@ -2,8 +2,8 @@
 // Periodic halo exchange as per-point kernels, so that it runs wherever the fields live
 // (launch() on the CPU or the GPU). Not physics: pure copies, bitwise exact.
 // x pass: the igc ghost columns of the interior rows; y pass: the jgc ghost rows over the
-// full icells width, so the corners follow the x pass. The x kernels take a row (j, k) per
-// point (their traversal's first two indices), the y kernels count the ghost layer
+// full icells width, so the corners follow the x pass. The x kernels take one ghost cell of
+// row (j, k) per point (halo_x_range), the y kernels count the ghost layer
 // g0 = 0 .. gc-1 with their second index; nk levels (kcells for fields, 1 for 2-D surface
 // arrays). Packed buffers are ordered (k, j, i), i fastest, matching across ranks: x
 // buffers hold igc*jmax*nk values, y buffers jgc*icells*nk (rows without the padding that
@@ -12,15 +12,32 @@
 
 namespace sq {
 
-// One rank along x: wrap from the opposite interior edge, a whole row (its igc ghosts on
-// both sides) per point. The traversal's first index is the row j and its second the level
-// k: range {jstart,jend, 0,nk, 0,1}, so that neighbouring threads take neighbouring rows (a
-// range igc wide along x left most threads of every block idle). The names say so (x
-// kernels end in _rows), since records tuned for that range must not be picked for this
-// one. Modular indexing also covers imax < igc.
+// The x kernels' range: a ghost cell per point, row j's 2 igc cells (west, then east) at
+// points 2 igc j .. 2 igc (j + 1) - 1 of the first index, level k the second. A warp then
+// moves whole rows' edges in a few accesses, each thread one value: with a row per thread
+// (three loads and stores per side, ordered by possible aliasing) the 512^3 wrap took three
+// times as long on an H100 (docs/performance.md). The names end in _cells, so that
+// records tuned for earlier ranges are never picked for this one.
+SQ_HD constexpr Range3 halo_x_range(int jstart, int jend, int nk, int igc) {
+    return {2 * igc * jstart, 2 * igc * jend, 0, nk, 0, 1};
+}
+
+// Point p of halo_x_range: its row j and its ghost column's offset from the edge, i0 =
+// 0 .. igc-1 west to east on either side.
+struct HaloXCell {
+    int j, i0;
+    bool east;
+};
+SQ_HD HaloXCell halo_x_cell(int p, int igc) {
+    const int n = 2 * igc, c = p % n;
+    return {p / n, c < igc ? c : c - igc, c >= igc};
+}
+
+// One rank along x: wrap from the opposite interior edge. Modular indexing also covers
+// imax < igc.
 template <typename T>
 struct HaloWrapX {
-    static constexpr const char* name = "halo_wrap_x_rows";
+    static constexpr const char* name = "halo_wrap_x_cells";
     T* a;
     int istart, iend, imax, igc;
     int jj, kk;
@@ -30,11 +47,14 @@ struct HaloWrapX {
         d.field(SQ_ARG(a), sq::Use::inout);
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(imax), SQ_ARG(igc), SQ_ARG(jj), SQ_ARG(kk));
     }
-    SQ_HD void operator()(int j, int k, int) const {
-        T* row = a + index3(0, j, k, jj, kk);
-        for (int g = 1; g <= igc; ++g) {
+    SQ_HD void operator()(int p, int k, int) const {
+        const HaloXCell c = halo_x_cell(p, igc);
+        T* row = a + index3(0, c.j, k, jj, kk);
+        if (c.east) { // ghost layer g = i0 + 1 past iend - 1
+            row[iend + c.i0] = row[istart + c.i0 % imax];
+        } else { // ghost layer g = igc - i0 before istart
+            const int g = igc - c.i0;
             row[istart - g] = row[istart + (imax - g % imax) % imax];
-            row[iend - 1 + g] = row[istart + (g - 1) % imax];
         }
     }
 };
@@ -62,11 +82,11 @@ struct HaloWrapY {
     }
 };
 
-// Several ranks along x: the west and east interior columns into send buffers, a row per
-// point as HaloWrapX (range {jstart,jend, 0,nk, 0,1}).
+// Several ranks along x: the west and east interior columns into send buffers. Range
+// halo_x_range, cells as HaloWrapX's.
 template <typename T>
 struct HaloPackX {
-    static constexpr const char* name = "halo_pack_x_rows";
+    static constexpr const char* name = "halo_pack_x_cells";
     T *send_w, *send_e;
     const T* a;
     int istart, iend, jstart, jmax, igc;
@@ -79,20 +99,21 @@ struct HaloPackX {
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(jstart), SQ_ARG(jmax), SQ_ARG(igc),
                   SQ_ARG(jj), SQ_ARG(kk));
     }
-    SQ_HD void operator()(int j, int k, int) const {
-        const int c = igc * ((j - jstart) + jmax * k);
-        const int row = index3(0, j, k, jj, kk);
-        for (int i0 = 0; i0 < igc; ++i0) {
-            send_w[c + i0] = a[istart + i0 + row];
-            send_e[c + i0] = a[iend - igc + i0 + row];
-        }
+    SQ_HD void operator()(int p, int k, int) const {
+        const HaloXCell c = halo_x_cell(p, igc);
+        const int n = igc * ((c.j - jstart) + jmax * k) + c.i0;
+        const T* row = a + index3(0, c.j, k, jj, kk);
+        if (c.east)
+            send_e[n] = row[iend - igc + c.i0];
+        else
+            send_w[n] = row[istart + c.i0];
     }
 };
 
 // Received columns into the west and east ghosts. Same range and layout as HaloPackX.
 template <typename T>
 struct HaloUnpackX {
-    static constexpr const char* name = "halo_unpack_x_rows";
+    static constexpr const char* name = "halo_unpack_x_cells";
     T* a;
     const T *recv_w, *recv_e;
     int istart, iend, jstart, jmax, igc;
@@ -104,13 +125,14 @@ struct HaloUnpackX {
         d.scalars(SQ_ARG(istart), SQ_ARG(iend), SQ_ARG(jstart), SQ_ARG(jmax), SQ_ARG(igc),
                   SQ_ARG(jj), SQ_ARG(kk));
     }
-    SQ_HD void operator()(int j, int k, int) const {
-        const int c = igc * ((j - jstart) + jmax * k);
-        const int row = index3(0, j, k, jj, kk);
-        for (int i0 = 0; i0 < igc; ++i0) {
-            a[istart - igc + i0 + row] = recv_w[c + i0];
-            a[iend + i0 + row] = recv_e[c + i0];
-        }
+    SQ_HD void operator()(int p, int k, int) const {
+        const HaloXCell c = halo_x_cell(p, igc);
+        const int n = igc * ((c.j - jstart) + jmax * k) + c.i0;
+        T* row = a + index3(0, c.j, k, jj, kk);
+        if (c.east)
+            row[iend + c.i0] = recv_e[n];
+        else
+            row[istart - igc + c.i0] = recv_w[n];
     }
 };
 

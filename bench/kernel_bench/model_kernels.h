@@ -131,10 +131,10 @@ void add_model_searches(const Options& o, Pool<T>& pool, std::vector<rt::KernelD
         Form::reduce_sum, r2, {}, 1);
     // Halos of a 3-D field (Halo::exchange_x, exchange_y: one rank wraps, several pack,
     // exchange and unpack). Each halo point moves 4 values (2 sides, read and write); the
-    // x kernels' points are rows (j, k) of gc halo points each.
+    // x kernels' points are single ghost cells, 2 values each (one side's read and write).
     const int gc = g.igc, nk = g.kcells(), i0 = g.igc, i1 = g.igc + g.itot, j0 = g.igc,
               j1 = g.igc + g.jtot;
-    const sq::Range3 rx{j0, j1, 0, nk, 0, 1}, ry{0, g.icells(), 0, gc, 0, nk};
+    const sq::Range3 rx = sq::halo_x_range(j0, j1, nk, gc), ry{0, g.icells(), 0, gc, 0, nk};
     const long nx = long(gc) * g.jtot * nk, ny = long(gc) * g.icells() * nk;
     T* const buf = f3(5);
     const T* const recv = f3(6);
@@ -142,7 +142,7 @@ void add_model_searches(const Options& o, Pool<T>& pool, std::vector<rt::KernelD
     add(
         sq::HaloWrapX<T>{
             .a = f3(0), .istart = i0, .iend = i1, .imax = g.itot, .igc = gc, .jj = jj, .kk = kk},
-        Form::traverse3d, rx, {field0}, 4 * gc);
+        Form::traverse3d, rx, {field0}, 2);
     add(sq::HaloWrapY<T>{.a = f3(0), .jstart = j0, .jend = j1, .jmax = g.jtot, .jj = jj, .kk = kk},
         Form::traverse3d, ry, {field0}, 4);
     add(sq::HaloPackX<T>{.send_w = buf,
@@ -155,7 +155,7 @@ void add_model_searches(const Options& o, Pool<T>& pool, std::vector<rt::KernelD
                          .igc = gc,
                          .jj = jj,
                          .kk = kk},
-        Form::traverse3d, rx, {sent_x}, 4 * gc);
+        Form::traverse3d, rx, {sent_x}, 2);
     add(sq::HaloUnpackX<T>{.a = f3(0),
                            .recv_w = recv,
                            .recv_e = recv + nx,
@@ -166,7 +166,7 @@ void add_model_searches(const Options& o, Pool<T>& pool, std::vector<rt::KernelD
                            .igc = gc,
                            .jj = jj,
                            .kk = kk},
-        Form::traverse3d, rx, {field0}, 4 * gc);
+        Form::traverse3d, rx, {field0}, 2);
     add(sq::HaloPackY<T>{.send_s = buf,
                          .send_n = buf + ny,
                          .a = f3(0),

@@ -119,7 +119,7 @@ void Halo<T>::exchange(std::span<T* const> arrays, int nk) const {
 // The copies of HaloWrapX and HaloWrapY (same sources, found the same modular way, so the
 // ghost cells get the same values), as plain loops over the levels of all arrays: per
 // level the x ghosts of the interior rows, then the y ghost rows over the full width.
-// HaloWrapX as a per-point kernel computes three integer remainders per copy; here the
+// HaloWrapX as a per-point kernel computes its integer remainders per copy; here the
 // sources are found once and each level is one task.
 template <typename T>
 void Halo<T>::wrap_host(std::span<T* const> arrays, int nk, bool x, bool y) const {
@@ -222,14 +222,13 @@ template <typename T>
 void Halo<T>::exchange_x(T* a, int nk) const {
     const GridDims& d = d_;
     if (decomp_->npx == 1) {
-        // A row per point (HaloWrapX, as the packing): rows along the traversal's first index.
-        launch(sq::Range3{d.jstart, d.jend, 0, nk, 0, 1}, sq::HaloWrapX<T>{.a = a,
-                                                                           .istart = d.istart,
-                                                                           .iend = d.iend,
-                                                                           .imax = d.imax,
-                                                                           .igc = igc,
-                                                                           .jj = d.jj,
-                                                                           .kk = d.kk});
+        launch(sq::halo_x_range(d.jstart, d.jend, nk, igc), sq::HaloWrapX<T>{.a = a,
+                                                                             .istart = d.istart,
+                                                                             .iend = d.iend,
+                                                                             .imax = d.imax,
+                                                                             .igc = igc,
+                                                                             .jj = d.jj,
+                                                                             .kk = d.kk});
         return;
     }
     sendrecv(pack_x(a, nk), decomp_->west, decomp_->east, 1);
@@ -241,26 +240,9 @@ template <typename T>
 int Halo<T>::pack_x(T* a, int nk) const {
     const GridDims& d = d_;
     const int n = igc * d.jmax * nk;
-    launch(sq::Range3{d.jstart, d.jend, 0, nk, 0, 1}, sq::HaloPackX<T>{.send_w = send_.data(),
-                                                                       .send_e = send_.data() + n,
-                                                                       .a = a,
-                                                                       .istart = d.istart,
-                                                                       .iend = d.iend,
-                                                                       .jstart = d.jstart,
-                                                                       .jmax = d.jmax,
-                                                                       .igc = igc,
-                                                                       .jj = d.jj,
-                                                                       .kk = d.kk});
-    return n;
-}
-
-template <typename T>
-void Halo<T>::unpack_x(T* a, int nk) const {
-    const GridDims& d = d_;
-    const int n = igc * d.jmax * nk;
-    launch(sq::Range3{d.jstart, d.jend, 0, nk, 0, 1}, sq::HaloUnpackX<T>{.a = a,
-                                                                         .recv_w = recv_.data(),
-                                                                         .recv_e = recv_.data() + n,
+    launch(sq::halo_x_range(d.jstart, d.jend, nk, igc), sq::HaloPackX<T>{.send_w = send_.data(),
+                                                                         .send_e = send_.data() + n,
+                                                                         .a = a,
                                                                          .istart = d.istart,
                                                                          .iend = d.iend,
                                                                          .jstart = d.jstart,
@@ -268,6 +250,24 @@ void Halo<T>::unpack_x(T* a, int nk) const {
                                                                          .igc = igc,
                                                                          .jj = d.jj,
                                                                          .kk = d.kk});
+    return n;
+}
+
+template <typename T>
+void Halo<T>::unpack_x(T* a, int nk) const {
+    const GridDims& d = d_;
+    const int n = igc * d.jmax * nk;
+    launch(sq::halo_x_range(d.jstart, d.jend, nk, igc),
+           sq::HaloUnpackX<T>{.a = a,
+                              .recv_w = recv_.data(),
+                              .recv_e = recv_.data() + n,
+                              .istart = d.istart,
+                              .iend = d.iend,
+                              .jstart = d.jstart,
+                              .jmax = d.jmax,
+                              .igc = igc,
+                              .jj = d.jj,
+                              .kk = d.kk});
 }
 
 template <typename T>

@@ -356,7 +356,7 @@ void Output<T>::stage_on_host(const Section& s, const Var& v) {
         for (int ig : s.idx.at(p.xdim)) {
             if (ig < d.ioffset || ig >= d.ioffset + d.imax) continue;
             const int i = d.istart + ig - d.ioffset;
-            launch(sq::Range3{d.jstart, d.jend, 0, d.kcells, 0, 1}, // a row per point
+            launch(sq::halo_x_range(d.jstart, d.jend, d.kcells, 1),
                    sq::HaloPackX<T>{.send_w = pack_.data(),
                                     .send_e = pack_.data() + std::size_t(d.jmax) * d.kcells,
                                     .a = a.data(),

@@ -143,7 +143,7 @@ void capture_and_replay(const std::string& tendencies) {
                          {"advec_u_2i5_double", "advec_s_2i5_double", "diff_uvw_smag_double",
                           "strain2_double", "rk_update_double"}); // fused: in tend_s_2i5_smag
         if (nprocs == 1)
-            forms.insert(forms.end(), {"halo_wrap_x_rows_double", "halo_wrap_y_double",
+            forms.insert(forms.end(), {"halo_wrap_x_cells_double", "halo_wrap_y_double",
                                        "pressure_thomas_double", "pressure_mirror_bottom_double"});
         else
             forms.insert(forms.end(),

@@ -184,7 +184,7 @@ TEST(Halo, HostExchangeEqualsTheWrapKernels) {
         const int nk = d.kcells - 1; // the top level stays as it is
         Halo<double>(d, decomp).exchange({host[0].data(), host[1].data(), host[2].data()}, nk);
         for (Field3d<double>& a : kern) {
-            launch(sq::Range3{d.jstart, d.jend, 0, nk, 0, 1},
+            launch(sq::halo_x_range(d.jstart, d.jend, nk, igc),
                    sq::HaloWrapX<double>{.a = a.data(),
                                          .istart = d.istart,
                                          .iend = d.iend,
