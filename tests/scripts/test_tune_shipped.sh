@@ -54,6 +54,26 @@ out=$("$script" --dry-run --squall "$squall" --cases drycbl --work "$work/w") ||
     fail "--work not used by every tune"
 [[ -d $work/w ]] || fail "--work directory removed"
 rm -rf "$work"
+# --deadline: each tune's budget is cut to what is left, less the merge's 15 s; with under
+# 45 s left no tune starts, and the stop is exit status 3, without a prune.
+out=$("$script" --dry-run --squall "$squall" --cases drycbl --total-time 300 --deadline 100) ||
+    fail "--deadline 100 dry run exited $?"
+# 85 s less the seconds the run took before each tune (its `squall check` calls).
+budgets=$(grep " tune " <<<"$out" | grep -o -- "--total-time [0-9]*" | cut -d' ' -f2)
+[[ $(wc -w <<<"$budgets") -eq 4 ]] || fail "--deadline 100: not 4 tunes: $out"
+for b in $budgets; do
+    ((b <= 85 && b >= 65)) || fail "--deadline 100: a tune's --total-time is $b, not 85 less the time spent"
+done
+out=$("$script" --dry-run --squall "$squall" --cases drycbl --total-time 60 --deadline 100) || fail "dry run exited $?"
+[[ $(grep " tune " <<<"$out" | grep -c -- "--total-time 60 ") -eq 4 ]] || fail "--deadline raised --total-time: $out"
+out=$("$script" --dry-run --squall "$squall" --cases drycbl --deadline 44 2>&1)
+rc=$?
+[[ $rc -eq 3 ]] || fail "--deadline 44: exit $rc, not 3"
+grep -q " tune " <<<"$out" && fail "--deadline 44 started a tune"
+grep -q "prune-wisdom --prune" <<<"$out" && fail "a run stopped by its deadline pruned"
+grep -q "the deadline (44 s) left 4 tune(s) to run" <<<"$out" || fail "message: $out"
+out=$("$script" --dry-run --squall "$squall" --deadline soon 2>&1) && fail "--deadline soon accepted"
+grep -q "deadline 'soon' is not whole seconds" <<<"$out" || fail "message: $out"
 out=$("$script" --dry-run --squall "$squall" --cases "drycbl nosuchcase" 2>&1) && fail "unknown case accepted"
 grep -q "no case cases/nosuchcase.yaml" <<<"$out" || fail "message: $out"
 out=$("$script" --dry-run --precisions half 2>&1) && fail "bad precision accepted"
